@@ -1,0 +1,31 @@
+// Command batonctl is the command line of baton: it runs the simulation and the
+// beds, reads a site's storage objects, walks volume chains, calls CSI and
+// replication RPCs by hand, and prints benchmarks.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+func main() {
+	if err := newRootCommand().Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "batonctl:", err)
+		os.Exit(1)
+	}
+}
+
+func newRootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "batonctl",
+		Short: "batonctl drives baton: simulation, beds, chains, CSI calls, benchmarks",
+		Long: `batonctl is the command line of baton, a multi-site disaster-recovery
+block-storage stack for Kubernetes and the test bed that proves it.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(newVersionCommand())
+	return root
+}
