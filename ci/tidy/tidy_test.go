@@ -1,0 +1,125 @@
+// Package tidy holds tests that keep the layers honest: the storage core stays
+// pure Go, the simulation stays deterministic, and nothing reaches "up".
+package tidy
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/baton-dr/baton/"
+
+// rule bans imports and calls in the non-test Go files under a directory.
+type rule struct {
+	dir     string
+	why     string
+	imports []string // exact paths, or prefixes ending in "/"
+	calls   []string // "pkg.Func" selectors on an imported package
+	noGo    bool     // no go statements
+}
+
+var rules = []rule{
+	{
+		dir: "storage",
+		why: "the storage core is pure Go: no OS, network, wall clock, global randomness, Kubernetes or shell packages",
+		imports: []string{"os", "os/", "net", "net/", "syscall", "math/rand", "math/rand/v2", "crypto/rand",
+			"unsafe", "k8s.io/", "sigs.k8s.io/", "google.golang.org/grpc",
+			module + "api/", module + "controllers/", module + "csi/", module + "node/", module + "sim/",
+			module + "bed/", module + "scenarios/", module + "reports/", module + "cmd/"},
+		calls: []string{"time.Now", "time.Sleep", "time.After", "time.AfterFunc", "time.Tick",
+			"time.NewTimer", "time.NewTicker", "time.Since", "time.Until"},
+		noGo: true,
+	},
+	{
+		dir: "sim",
+		why: "the simulation is replayable from its seed: one goroutine, simulated time, seeded randomness, no I/O",
+		imports: []string{"os", "os/", "net", "net/", "syscall", "math/rand", "crypto/rand", "unsafe",
+			module + "controllers/", module + "csi/", module + "bed/", module + "scenarios/", module + "cmd/"},
+		calls: []string{"time.Now", "time.Sleep", "time.After", "time.AfterFunc", "time.Tick",
+			"time.NewTimer", "time.NewTicker", "time.Since", "time.Until",
+			"rand.Int", "rand.IntN", "rand.Int64", "rand.Uint64", "rand.Uint32", "rand.Float64", "rand.Perm", "rand.Shuffle", "rand.N"},
+		noGo: true,
+	},
+}
+
+func TestLayersStayTidy(t *testing.T) {
+	_, self, _, _ := runtime.Caller(0)
+	root := filepath.Join(filepath.Dir(self), "..", "..")
+	for _, r := range rules {
+		dir := filepath.Join(root, r.dir)
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			rel, _ := filepath.Rel(root, path)
+			for _, problem := range check(path, r) {
+				t.Errorf("%s: %s (%s)", rel, problem, r.why)
+			}
+			return nil
+		})
+		if err != nil && !strings.Contains(err.Error(), "no such file") {
+			t.Fatal(err)
+		}
+	}
+}
+
+func check(path string, r rule) []string {
+	file, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	var problems []string
+	// Build-tagged test helpers (e.g. invariant checks) follow the same rules.
+	names := map[string]string{} // local name -> import path
+	for _, spec := range file.Imports {
+		p, _ := strconv.Unquote(spec.Path.Value)
+		for _, banned := range r.imports {
+			if p == banned || (strings.HasSuffix(banned, "/") && strings.HasPrefix(p, banned)) {
+				problems = append(problems, "imports "+p)
+			}
+		}
+		name := p[strings.LastIndex(p, "/")+1:]
+		if p == "math/rand/v2" {
+			name = "rand"
+		}
+		if spec.Name != nil {
+			name = spec.Name.Name
+		}
+		names[name] = p
+	}
+	ast.Inspect(file, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.GoStmt:
+			if r.noGo {
+				problems = append(problems, "starts a goroutine")
+			}
+		case *ast.SelectorExpr:
+			id, ok := n.X.(*ast.Ident)
+			if !ok {
+				return true
+			}
+			p, imported := names[id.Name]
+			if !imported {
+				return true
+			}
+			short := p[strings.LastIndex(p, "/")+1:]
+			if p == "math/rand/v2" {
+				short = "rand"
+			}
+			for _, banned := range r.calls {
+				if banned == short+"."+n.Sel.Name {
+					problems = append(problems, "calls "+p+"."+n.Sel.Name)
+				}
+			}
+		}
+		return true
+	})
+	return problems
+}
