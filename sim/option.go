@@ -7,10 +7,10 @@ import (
 )
 
 // DefaultEventBudget bounds the events one World may run unless WithEventBudget
-// says otherwise. It is far above a planned scenario (a simulated hour of a
-// two-site bed runs in the hundreds of thousands) and low enough that a
-// livelock — an event that reschedules itself without time moving — fails in
-// seconds instead of hanging CI.
+// says otherwise: meant to sit well above what a planned scenario needs, and low
+// enough that a livelock (an event that reschedules itself without time moving)
+// fails in a few seconds (the scheduler runs about three million events a
+// second) instead of hanging CI. A long chaos run raises it.
 const DefaultEventBudget = 10_000_000
 
 // DefaultEpoch is where simulated time starts: 2026-01-01T00:00:00Z. A fixed
