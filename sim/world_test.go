@@ -8,7 +8,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/baton-dr/baton/storage/backend"
 )
+
+// The world is the clock the storage core reads in the simulation.
+var _ backend.Clock = (*World)(nil)
 
 // randomRun drives a world through a schedule that only its seed decides:
 // twenty actors reschedule themselves at coarse delays (so many fall due at the
