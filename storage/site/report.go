@@ -1,0 +1,185 @@
+package site
+
+import (
+	"slices"
+	"time"
+
+	"github.com/baton-dr/baton/storage/backend"
+	"github.com/baton-dr/baton/storage/chain"
+	"github.com/baton-dr/baton/storage/placement"
+	"github.com/baton-dr/baton/storage/replication"
+)
+
+// NodeStatus is what a node agent reports of its node.
+type NodeStatus struct {
+	Node     string
+	Address  string
+	Usage    backend.Usage
+	Datasets []DatasetStatus // every dataset of the pool, sorted by name
+	Sent     []SendResult    // streams finished since the last report
+}
+
+// DatasetStatus is one dataset of the node's pool.
+type DatasetStatus struct {
+	Name      string
+	Snapshots []SnapshotInfo // oldest first
+}
+
+// SendResult is the outcome of one SendSpec.
+type SendResult struct {
+	Dataset  string
+	Snapshot string
+	Target   chain.ClusterID
+	Bytes    uint64
+	Started  time.Time
+	Finished time.Time
+	// Error is empty on success. NoBase reports that a receiver lacks the
+	// stream's base: the pairing falls back to a full stream.
+	Error  string
+	NoBase bool
+}
+
+// Report takes in what a node reports.
+func (s *Site) Report(status NodeStatus) error {
+	if err := s.reportNode(status); err != nil {
+		return err
+	}
+	datasets := map[string]DatasetStatus{}
+	for _, d := range status.Datasets {
+		datasets[d.Name] = d
+	}
+	if err := s.reportVolumes(status.Node, datasets); err != nil {
+		return err
+	}
+	if err := s.reportReplicas(status.Node, datasets); err != nil {
+		return err
+	}
+	return s.reportSends(status)
+}
+
+func (s *Site) reportNode(status NodeStatus) error {
+	nodes, err := s.store.Nodes()
+	if err != nil {
+		return err
+	}
+	n := Node{Name: status.Node, Schedulable: true}
+	if i := slices.IndexFunc(nodes, func(n Node) bool { return n.Name == status.Node }); i >= 0 {
+		n = nodes[i]
+	}
+	n.Usage, n.ReportedAt = status.Usage, s.now()
+	if status.Address != "" {
+		n.Address = status.Address
+	}
+	return s.store.PutNode(n)
+}
+
+// reportVolumes records the snapshots of the members homed on the node, feeds
+// them to their pairings, and finishes deletions.
+func (s *Site) reportVolumes(node string, datasets map[string]DatasetStatus) error {
+	volumes, err := s.store.Volumes()
+	if err != nil {
+		return err
+	}
+	for _, v := range volumes {
+		d, present := datasets[v.Dataset()]
+		onNode := slices.ContainsFunc(v.Allocation.Replicas, func(r placement.Replica) bool { return r.Node == node })
+		switch {
+		case v.Deleting && onNode && !present:
+			if err := s.destroyed(v, node); err != nil {
+				return err
+			}
+		case v.Home == node && present:
+			v.Snapshots = slices.Clone(d.Snapshots)
+			v.Initialized = true
+			if err := s.store.PutVolume(v); err != nil {
+				return err
+			}
+			if err := s.updatePairing(v.Ref, func(p *Pairing) { taken(p, d.Snapshots, s.now()) }); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// taken tells a pairing that its ordered snapshot exists.
+func taken(p *Pairing, snapshots []SnapshotInfo, now time.Time) {
+	if len(p.Snapshots) == 0 {
+		return
+	}
+	want := p.Snapshots[len(p.Snapshots)-1]
+	for _, snap := range snapshots {
+		if snap.Name == want.Name {
+			p.Taken(snap.Name, snap.GUID, now)
+		}
+	}
+	for _, old := range p.Want(now).Prune {
+		if !slices.ContainsFunc(snapshots, func(s SnapshotInfo) bool { return s.Name == old }) {
+			p.Pruned(old)
+		}
+	}
+}
+
+func (s *Site) destroyed(v Volume, node string) error {
+	if !slices.Contains(v.Destroyed, node) {
+		v.Destroyed = append(v.Destroyed, node)
+	}
+	if len(v.Destroyed) < len(v.Allocation.Replicas) {
+		return s.store.PutVolume(v)
+	}
+	return s.store.RemoveVolume(v.Ref)
+}
+
+// reportReplicas records what the node received into each replica.
+func (s *Site) reportReplicas(node string, datasets map[string]DatasetStatus) error {
+	replicas, err := s.store.Replicas()
+	if err != nil {
+		return err
+	}
+	for _, r := range replicas {
+		if !slices.Contains(r.Nodes, node) {
+			continue
+		}
+		got := datasets[r.Dataset()].Snapshots
+		if slices.Equal(got, r.Received[node]) {
+			continue
+		}
+		r.Received[node] = slices.Clone(got)
+		if err := s.store.PutReplica(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// reportSends feeds finished streams to their pairings.
+func (s *Site) reportSends(status NodeStatus) error {
+	volumes, err := s.store.Volumes()
+	if err != nil {
+		return err
+	}
+	for _, sent := range status.Sent {
+		i := slices.IndexFunc(volumes, func(v Volume) bool { return v.Dataset() == sent.Dataset })
+		if i < 0 {
+			continue
+		}
+		v := volumes[i]
+		err := s.updatePairing(v.Ref, func(p *Pairing) {
+			if p.Target != sent.Target {
+				return // a stream to a target the pairing no longer aims at
+			}
+			switch {
+			case sent.Error == "":
+				p.Shipped(sent.Snapshot, sent.Bytes, sent.Started, sent.Finished)
+			case sent.NoBase && p.Failed(sent.Snapshot, sent.Error, sent.Finished):
+				p.Reaim(p.Target, replication.Base{}, s.now())
+			default:
+				p.Failed(sent.Snapshot, sent.Error, sent.Finished)
+			}
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,149 @@
+package site
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/baton-dr/baton/storage/backend"
+	"github.com/baton-dr/baton/storage/chain"
+	"github.com/baton-dr/baton/storage/placement"
+	"github.com/baton-dr/baton/storage/replication"
+)
+
+// NodeSpec is what the control plane wants of one storage node. The node agent
+// converges on it and reports back; applying it twice changes nothing.
+type NodeSpec struct {
+	Node     string
+	Volumes  []VolumeSpec  // sorted by dataset
+	Replicas []ReplicaSpec // sorted by dataset
+	Sends    []SendSpec    // sorted by dataset
+	// Destroy lists datasets of deleted volumes to destroy.
+	Destroy []string
+}
+
+// VolumeSpec is one member's replica on the node.
+type VolumeSpec struct {
+	Dataset      string
+	SizeBytes    uint64
+	Provisioning backend.Provisioning
+	// Origin, when set, is where a missing dataset comes from: a clone of a
+	// received snapshot, never an empty volume.
+	Origin Origin
+	// Initialized: the volume holds data. A node that finds neither its
+	// dataset nor its DRBD metadata reports an error and creates nothing.
+	Initialized bool
+	Resource    backend.ResourceConfig
+	// Up is false for a tombstone: its device goes, its data and snapshots stay.
+	Up       bool
+	Role     backend.Role
+	ReadOnly bool
+	// Snapshots lists those the node must take (on the home node only).
+	Snapshots []string
+	// Prune lists snapshots to destroy.
+	Prune []string
+}
+
+// ReplicaSpec is a dataset the node receives another site's streams into.
+type ReplicaSpec struct {
+	Dataset string
+	Source  chain.Ref
+	// Open is false once the replica was failed over: a superseded source's
+	// streams are refused, its tail never enters this site.
+	Open bool
+}
+
+// SendSpec is a stream the node must ship to another site.
+type SendSpec struct {
+	Dataset  string
+	Snapshot string
+	GUID     string
+	// Base is empty for a full stream, a snapshot name of Dataset, or
+	// "dataset@snapshot" for a clone stream from the origin.
+	Base          string
+	Target        chain.ClusterID
+	Receivers     []Receiver
+	TargetDataset string
+}
+
+// Spec computes what node must hold.
+func (s *Site) Spec(node string) (NodeSpec, error) {
+	volumes, err := s.store.Volumes()
+	if err != nil {
+		return NodeSpec{}, err
+	}
+	replicas, err := s.store.Replicas()
+	if err != nil {
+		return NodeSpec{}, err
+	}
+	pairings, err := s.store.Pairings()
+	if err != nil {
+		return NodeSpec{}, err
+	}
+	nodes, err := s.store.Nodes()
+	if err != nil {
+		return NodeSpec{}, err
+	}
+	spec := NodeSpec{Node: node}
+	now := s.now()
+	for _, v := range volumes {
+		if !slices.ContainsFunc(v.Allocation.Replicas, func(r placement.Replica) bool { return r.Node == node }) {
+			continue
+		}
+		if v.Deleting {
+			spec.Destroy = append(spec.Destroy, v.Dataset())
+			continue
+		}
+		vs := VolumeSpec{Dataset: v.Dataset(), SizeBytes: v.SizeBytes, Provisioning: v.Provisioning,
+			Origin: v.Origin, Initialized: v.Initialized, Resource: resource(v, nodes),
+			Up: v.State != chain.Tombstone, Role: backend.Secondary, ReadOnly: v.State != chain.Active}
+		if v.Primary == node {
+			vs.Role = backend.Primary
+		}
+		if v.Home == node {
+			if i := slices.IndexFunc(pairings, func(p Pairing) bool { return p.Source == v.Ref }); i >= 0 {
+				work := pairings[i].Want(now)
+				if work.Snapshot != "" {
+					vs.Snapshots = append(vs.Snapshots, work.Snapshot)
+				}
+				vs.Prune = work.Prune
+				if work.Ship != nil && len(pairings[i].Receivers) > 0 {
+					spec.Sends = append(spec.Sends, sendSpec(v, pairings[i], *work.Ship))
+				}
+			}
+			if v.Tail != "" {
+				vs.Snapshots = append(vs.Snapshots, v.Tail)
+			}
+		}
+		spec.Volumes = append(spec.Volumes, vs)
+	}
+	for _, r := range replicas {
+		if slices.Contains(r.Nodes, node) {
+			spec.Replicas = append(spec.Replicas, ReplicaSpec{Dataset: r.Dataset(), Source: r.Source, Open: r.ClonedInto.IsZero()})
+		}
+	}
+	return spec, nil
+}
+
+func sendSpec(v Volume, p Pairing, ship replication.Shipment) SendSpec {
+	base := ship.Base.Snapshot
+	if ship.Base.Volume != "" {
+		base = ship.Base.Volume + "@" + ship.Base.Snapshot
+	}
+	return SendSpec{Dataset: v.Dataset(), Snapshot: ship.Snapshot, GUID: ship.GUID, Base: base,
+		Target: ship.Target, Receivers: slices.Clone(p.Receivers), TargetDataset: Replica{Source: v.Ref}.Dataset()}
+}
+
+// resource renders a volume's DRBD allocation for the nodes.
+func resource(v Volume, nodes []Node) backend.ResourceConfig {
+	config := backend.ResourceConfig{Name: v.Dataset(), Minor: v.Allocation.Minor, Port: v.Allocation.Port}
+	for _, r := range v.Allocation.Replicas {
+		address := r.Node
+		if i := slices.IndexFunc(nodes, func(n Node) bool { return n.Name == r.Node }); i >= 0 && nodes[i].Address != "" {
+			address = nodes[i].Address
+		}
+		config.Nodes = append(config.Nodes, backend.ResourceNode{Node: r.Node, NodeID: r.NodeID,
+			Address: fmt.Sprintf("%s:%d", address, v.Allocation.Port), Volume: v.Dataset()})
+	}
+	slices.SortFunc(config.Nodes, func(a, b backend.ResourceNode) int { return int(a.NodeID) - int(b.NodeID) })
+	return config
+}
