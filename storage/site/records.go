@@ -50,9 +50,12 @@ type Volume struct {
 	// Home is the node where snapshots are taken: the primary, and after a
 	// fence the node that was primary last.
 	Home string
-	// Initialized is set once the volume holds data: a node that finds no
-	// metadata for an initialized volume reports an error and creates nothing.
+	// Initialized is set once the volume holds data.
 	Initialized bool
+	// Present lists the nodes that reported the volume's dataset: one of them
+	// that no longer finds it reports an error and creates nothing -- a volume
+	// with data is never re-provisioned empty.
+	Present []string
 	// FsFound is the filesystem a node found or made on the device.
 	FsFound   string
 	CreatedAt time.Time

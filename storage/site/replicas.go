@@ -168,3 +168,6 @@ func sequenceOf(name string) int {
 	}
 	return n
 }
+
+// Pairing returns a local member's pairing, if it has one.
+func (s *Site) Pairing(source chain.Ref) (Pairing, bool, error) { return s.pairing(source) }

@@ -88,7 +88,14 @@ func (s *Site) reportVolumes(node string, datasets map[string]DatasetStatus) err
 			if err := s.destroyed(v, node); err != nil {
 				return err
 			}
-		case v.Home == node && present:
+		case onNode && present && !slices.Contains(v.Present, node):
+			v.Present = append(v.Present, node)
+			slices.Sort(v.Present)
+			if err := s.store.PutVolume(v); err != nil {
+				return err
+			}
+		}
+		if v.Home == node && present && !v.Deleting {
 			v.Snapshots = slices.Clone(d.Snapshots)
 			v.Initialized = true
 			if err := s.store.PutVolume(v); err != nil {

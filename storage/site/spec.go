@@ -29,10 +29,13 @@ type VolumeSpec struct {
 	// Origin, when set, is where a missing dataset comes from: a clone of a
 	// received snapshot, never an empty volume.
 	Origin Origin
-	// Initialized: the volume holds data. A node that finds neither its
-	// dataset nor its DRBD metadata reports an error and creates nothing.
+	// Initialized: the volume holds data, so DRBD metadata that is missing
+	// on a node means a new replica that syncs from its peers.
 	Initialized bool
-	Resource    backend.ResourceConfig
+	// MustExist: this node held the dataset before. Not finding it is an
+	// error to report, never a reason to create an empty one.
+	MustExist bool
+	Resource  backend.ResourceConfig
 	// Up is false for a tombstone: its device goes, its data and snapshots stay.
 	Up       bool
 	Role     backend.Role
@@ -59,7 +62,9 @@ type SendSpec struct {
 	GUID     string
 	// Base is empty for a full stream, a snapshot name of Dataset, or
 	// "dataset@snapshot" for a clone stream from the origin.
-	Base          string
+	Base string
+	// BaseGUID identifies the base on the receivers, which match it by GUID.
+	BaseGUID      string
 	Target        chain.ClusterID
 	Receivers     []Receiver
 	TargetDataset string
@@ -94,8 +99,9 @@ func (s *Site) Spec(node string) (NodeSpec, error) {
 			continue
 		}
 		vs := VolumeSpec{Dataset: v.Dataset(), SizeBytes: v.SizeBytes, Provisioning: v.Provisioning,
-			Origin: v.Origin, Initialized: v.Initialized, Resource: resource(v, nodes),
-			Up: v.State != chain.Tombstone, Role: backend.Secondary, ReadOnly: v.State != chain.Active}
+			Origin: v.Origin, Initialized: v.Initialized, MustExist: slices.Contains(v.Present, node),
+			Resource: resource(v, nodes),
+			Up:       v.State != chain.Tombstone, Role: backend.Secondary, ReadOnly: v.State != chain.Active}
 		if v.Primary == node {
 			vs.Role = backend.Primary
 		}
@@ -129,7 +135,7 @@ func sendSpec(v Volume, p Pairing, ship replication.Shipment) SendSpec {
 	if ship.Base.Volume != "" {
 		base = ship.Base.Volume + "@" + ship.Base.Snapshot
 	}
-	return SendSpec{Dataset: v.Dataset(), Snapshot: ship.Snapshot, GUID: ship.GUID, Base: base,
+	return SendSpec{Dataset: v.Dataset(), Snapshot: ship.Snapshot, GUID: ship.GUID, Base: base, BaseGUID: ship.Base.GUID,
 		Target: ship.Target, Receivers: slices.Clone(p.Receivers), TargetDataset: Replica{Source: v.Ref}.Dataset()}
 }
 

@@ -107,6 +107,7 @@ func refCompare(a, b chain.Ref) int {
 func (v Volume) clone() Volume {
 	v.Snapshots = slices.Clone(v.Snapshots)
 	v.Destroyed = slices.Clone(v.Destroyed)
+	v.Present = slices.Clone(v.Present)
 	v.Allocation.Replicas = slices.Clone(v.Allocation.Replicas)
 	return v
 }

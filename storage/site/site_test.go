@@ -1,0 +1,233 @@
+package site_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/baton-dr/baton/storage/chain"
+	"github.com/baton-dr/baton/storage/site"
+)
+
+func TestFailoverWithoutForceRefusesWhileTheSourceIsALivePrimary(t *testing.T) {
+	w := newWorld(t)
+	v := createProtected(w)
+	b := w.sites[clusterB]
+	before, _ := b.Members(v.Ref)
+	if _, err := b.Failover(v.Ref, false); !errors.Is(err, site.ErrPeerPrimary) {
+		t.Fatalf("fail-over of a live primary without force: %v, want ErrPeerPrimary", err)
+	}
+	if after, _ := b.Members(v.Ref); len(after) != len(before) {
+		t.Fatalf("a refused fail-over created members: %v", after)
+	}
+}
+
+func TestFailoverWithoutForceWaitsForTheFinalSync(t *testing.T) {
+	w := newWorld(t)
+	v := createProtected(w)
+	a, b := w.sites[clusterA], w.sites[clusterB]
+	_, err := a.Demote(v.Ref)
+	w.must(err)
+	if _, err := b.Failover(v.Ref, false); !errors.Is(err, site.ErrFinalSyncPending) {
+		t.Fatalf("fail-over before the final sync arrived: %v, want ErrFinalSyncPending", err)
+	}
+	w.run(5 * time.Second)
+	h, err := a.Handover(v.Ref)
+	w.must(err)
+	clone, err := b.Failover(v.Ref, false)
+	w.must(err)
+	if h.Final == "" || clone.Origin.GUID != h.Final {
+		t.Fatalf("the clone starts from %s, the final snapshot is %q", clone.Origin.GUID, h.Final)
+	}
+}
+
+func TestFailoverNeedsAReplicaWithASnapshot(t *testing.T) {
+	w := newWorld(t)
+	a, b := w.sites[clusterA], w.sites[clusterB]
+	v, err := a.CreateVolume(site.CreateRequest{Name: "lonely", Shape: site.Shape{SizeBytes: 1 << 20, PlaceCount: 1, VolumeMode: site.Block}})
+	w.must(err)
+	if _, err := b.Failover(v.Ref, true); !errors.Is(err, site.ErrNoReplica) {
+		t.Fatalf("fail-over without a replica: %v, want ErrNoReplica", err)
+	}
+	w.cut[clusterB] = true // nothing arrives
+	_, err = a.Enable(v.Ref, clusterB)
+	w.must(err)
+	w.cut[clusterB] = false
+	w.must(a.Tick()) // receivers prepared, but nothing shipped yet
+	if _, err := b.Failover(v.Ref, true); !errors.Is(err, site.ErrNoSnapshot) {
+		t.Fatalf("fail-over of an empty replica: %v, want ErrNoSnapshot", err)
+	}
+}
+
+// The diverged tail: writes the cut-off site took after the last shipped
+// snapshot stay there as a named snapshot and never enter the other site.
+func TestTheDivergedTailNeverShips(t *testing.T) {
+	w := newWorld(t)
+	v := createProtected(w)
+	a, b := w.sites[clusterA], w.sites[clusterB]
+	w.cut[clusterA] = true
+	clone, err := b.Failover(v.Ref, true)
+	w.must(err)
+	w.cut[clusterA] = false
+	w.cut[clusterB] = true
+	w.run(3 * time.Minute) // A keeps writing and snapshotting, cut off from B
+	w.cut[clusterB] = false
+	mark := len(w.sends)
+	w.run(3 * time.Minute) // B announces the successor; A learns it
+	for _, s := range w.sends[mark:] {
+		if s.Dataset == "vol-"+string(v.Ref.Volume) {
+			t.Errorf("superseded %s was asked to ship %s to %s", v.Ref, s.Snapshot, s.Target[:8])
+		}
+	}
+	replica := w.node(clusterB, "b1").datasets["rep-"+string(v.Ref.Volume)]
+	if last := replica[len(replica)-1]; last.GUID != clone.Origin.GUID {
+		t.Errorf("B's replica of %s received %s after the fail-over cloned %s", v.Ref, last.Name, clone.Origin.Snapshot)
+	}
+	got, _ := a.Volume(v.Ref)
+	if got.Successor != clone.Ref || got.Tail != site.TailSnapshot(clone.Ref) || got.State == chain.Active {
+		t.Errorf("A:v1 after its return: %+v tail %q", got.Member, got.Tail)
+	}
+	if _, err := b.PrepareReceive(site.ReceiveRequest{Source: v.Ref, Root: v.Ref, Shape: v.Shape}); !errors.Is(err, site.ErrSuperseded) {
+		t.Errorf("preparing to receive a superseded member: %v, want ErrSuperseded", err)
+	}
+}
+
+// Fail-back ships only the delta: B's clone re-aimed at A starts from the
+// snapshot it was cloned from, which A holds under the same GUID.
+func TestFailbackShipsACloneStreamFromTheCommonSnapshot(t *testing.T) {
+	w := newWorld(t)
+	v := createProtected(w)
+	a, b := w.sites[clusterA], w.sites[clusterB]
+	w.cut[clusterA] = true
+	clone, err := b.Failover(v.Ref, true)
+	w.must(err)
+	if _, err := b.Resync(clone.Ref, clusterA); !errors.Is(err, site.ErrPeerUnreachable) {
+		t.Fatalf("resync toward a cut-off site: %v, want ErrPeerUnreachable", err)
+	}
+	w.cut[clusterA] = false
+	_, err = a.Demote(v.Ref)
+	w.must(err)
+	mark := len(w.sends)
+	if !resyncUntilReady(w, b, clone.Ref, clusterA) {
+		t.Fatal("resync never ready")
+	}
+	var first *site.SendSpec
+	for i := range w.sends[mark:] {
+		if s := w.sends[mark+i]; s.Dataset == clone.Dataset() && s.Target == clusterA {
+			first = &s
+			break
+		}
+	}
+	if first == nil {
+		t.Fatal("B's clone shipped nothing to A")
+	}
+	want := clone.Origin.Dataset + "@" + clone.Origin.Snapshot
+	if first.Base != want || first.BaseGUID != clone.Origin.GUID {
+		t.Errorf("first fail-back stream from %q (%s), want the clone stream from %q (%s)", first.Base, first.BaseGUID, want, clone.Origin.GUID)
+	}
+	if _, err := b.Resync(clone.Ref, clusterB); !errors.Is(err, site.ErrInvalid) {
+		t.Errorf("resync with the end's own site as source: %v, want ErrInvalid", err)
+	}
+}
+
+func TestCreateVolumeIsIdempotentByName(t *testing.T) {
+	w := newWorld(t)
+	a := w.sites[clusterA]
+	shape := site.Shape{SizeBytes: 1 << 30, PlaceCount: 2, VolumeMode: site.Filesystem}
+	first, err := a.CreateVolume(site.CreateRequest{Name: "pvc-1", Shape: shape})
+	w.must(err)
+	second, err := a.CreateVolume(site.CreateRequest{Name: "pvc-1", Shape: shape})
+	if err != nil || second.Ref != first.Ref {
+		t.Fatalf("repeat: %s, %v; want %s", second.Ref, err, first.Ref)
+	}
+	bigger := shape
+	bigger.SizeBytes *= 2
+	if _, err := a.CreateVolume(site.CreateRequest{Name: "pvc-1", Shape: bigger}); !errors.Is(err, site.ErrExists) {
+		t.Fatalf("same name, other size: %v, want ErrExists", err)
+	}
+	if first.Allocation.Port < 7000 || len(first.Allocation.Replicas) != 2 || first.Primary == "" {
+		t.Fatalf("allocation %+v primary %q", first.Allocation, first.Primary)
+	}
+	other, err := a.CreateVolume(site.CreateRequest{Name: "pvc-2", Shape: shape})
+	w.must(err)
+	if other.Allocation.Port == first.Allocation.Port || other.Allocation.Minor == first.Allocation.Minor {
+		t.Fatalf("two volumes share port or minor: %+v %+v", first.Allocation, other.Allocation)
+	}
+}
+
+func TestCreateVolumeRefusesBadRequests(t *testing.T) {
+	w := newWorld(t)
+	a := w.sites[clusterA]
+	for _, tt := range []struct {
+		request site.CreateRequest
+		want    error
+	}{
+		{site.CreateRequest{Shape: site.Shape{SizeBytes: 1, PlaceCount: 1, VolumeMode: site.Block}}, site.ErrInvalid},
+		{site.CreateRequest{Name: "x", Shape: site.Shape{PlaceCount: 1, VolumeMode: site.Block}}, site.ErrInvalid},
+		{site.CreateRequest{Name: "x", Shape: site.Shape{SizeBytes: 1, PlaceCount: 0, VolumeMode: site.Block}}, site.ErrInvalid},
+		{site.CreateRequest{Name: "x", Shape: site.Shape{SizeBytes: 1, PlaceCount: 1, VolumeMode: "Raw"}}, site.ErrInvalid},
+		{site.CreateRequest{Name: "x", Shape: site.Shape{SizeBytes: 1, PlaceCount: 3, VolumeMode: site.Block}}, site.ErrNoCapacity},
+		{site.CreateRequest{Name: "x", Shape: site.Shape{SizeBytes: 1 << 50, PlaceCount: 1, VolumeMode: site.Block}}, site.ErrNoCapacity},
+	} {
+		if _, err := a.CreateVolume(tt.request); !errors.Is(err, tt.want) {
+			t.Errorf("%+v: %v, want %v", tt.request, err, tt.want)
+		}
+	}
+	if vs, _ := a.Members(chain.Ref{}); len(vs) != 0 {
+		t.Errorf("refused requests left records")
+	}
+}
+
+func TestDeleteVolumeDestroysOnlyUnreplicatedVolumes(t *testing.T) {
+	w := newWorld(t)
+	a := w.sites[clusterA]
+	plain, err := a.CreateVolume(site.CreateRequest{Name: "scratch", Shape: site.Shape{SizeBytes: 1 << 20, PlaceCount: 2, VolumeMode: site.Block}})
+	w.must(err)
+	w.run(2 * time.Second)
+	w.must(a.DeleteVolume(plain.Ref))
+	w.run(2 * time.Second)
+	if _, err := a.Volume(plain.Ref); !errors.Is(err, site.ErrNotFound) {
+		t.Fatalf("deleted volume still recorded: %v", err)
+	}
+	for _, n := range []string{"a1", "a2"} {
+		if _, ok := w.node(clusterA, n).datasets[plain.Dataset()]; ok {
+			t.Errorf("%s still holds the deleted volume's dataset", n)
+		}
+	}
+	w.must(a.DeleteVolume(plain.Ref)) // idempotent
+	protected := createProtected(w)
+	if err := a.DeleteVolume(protected.Ref); !errors.Is(err, site.ErrReplicated) {
+		t.Fatalf("deleting a replicated volume: %v, want ErrReplicated", err)
+	}
+}
+
+func TestLearnSuccessorRefusesASecondSuccessor(t *testing.T) {
+	w := newWorld(t)
+	v := createProtected(w)
+	a := w.sites[clusterA]
+	one := chain.Ref{Cluster: clusterB, Volume: "b0000000-0000-4000-8000-000000000901"}
+	two := chain.Ref{Cluster: clusterB, Volume: "b0000000-0000-4000-8000-000000000902"}
+	w.must(a.LearnSuccessor(v.Ref, one))
+	w.must(a.LearnSuccessor(v.Ref, one))
+	if err := a.LearnSuccessor(v.Ref, two); !errors.Is(err, site.ErrConflict) {
+		t.Fatalf("a second successor: %v, want ErrConflict", err)
+	}
+	if err := a.LearnSuccessor(v.Ref, chain.Ref{Cluster: clusterA, Volume: v.Ref.Volume}); err == nil {
+		t.Fatal("a successor on the same site was accepted")
+	}
+}
+
+func TestStatusOfAnUnreplicatedVolume(t *testing.T) {
+	w := newWorld(t)
+	a := w.sites[clusterA]
+	v, err := a.CreateVolume(site.CreateRequest{Name: "plain", Shape: site.Shape{SizeBytes: 1 << 20, PlaceCount: 1, VolumeMode: site.Block}})
+	w.must(err)
+	st, err := a.Status(v.Ref)
+	if err != nil || st.Health != site.HealthUnknown || !strings.Contains(st.Message, "not replicated") {
+		t.Fatalf("status %+v %v", st, err)
+	}
+	if _, err := a.Status(chain.Ref{Cluster: clusterB, Volume: v.Ref.Volume}); !errors.Is(err, site.ErrNotLocal) {
+		t.Fatalf("status of another site's member: %v, want ErrNotLocal", err)
+	}
+}
