@@ -1,0 +1,48 @@
+// Package storageapi is the storage API of one site: the operations its CSI
+// driver, its node agents and the peer sites call on the site's control plane
+// (storage/site). The site operator serves it over HTTPS with a bearer token;
+// Client speaks it; the simulation implements Cluster over its simulated
+// network. One server implementation, whatever stores the records.
+package storageapi
+
+import (
+	"context"
+
+	"github.com/baton-dr/baton/storage/chain"
+	"github.com/baton-dr/baton/storage/site"
+)
+
+// Cluster is one site's storage API. Errors wrap the storage/site sentinels
+// (errors.Is(err, site.ErrNotFound), …) whatever the transport, and
+// chain.ErrUnreachable when the site could not be reached at all -- which is
+// never an answer about the volume.
+type Cluster interface {
+	// ID is the cluster this API serves.
+	ID() chain.ClusterID
+
+	CreateVolume(ctx context.Context, request site.CreateRequest) (site.Volume, error)
+	DeleteVolume(ctx context.Context, ref chain.Ref) error
+	ExpandVolume(ctx context.Context, ref chain.Ref, sizeBytes uint64) (site.Volume, error)
+	Volume(ctx context.Context, ref chain.Ref) (site.Volume, error)
+
+	// Members and Holdings answer what the site records of a chain.
+	Members(ctx context.Context, root chain.Ref) ([]chain.Member, error)
+	Holdings(ctx context.Context, root chain.Ref) ([]string, error)
+
+	// Replication, addressed to the member the chain rules choose.
+	Enable(ctx context.Context, member chain.Ref, target chain.ClusterID) error
+	Disable(ctx context.Context, member chain.Ref) error
+	Failover(ctx context.Context, source chain.Ref, force bool) (site.Volume, error)
+	Demote(ctx context.Context, member chain.Ref) error
+	Resync(ctx context.Context, end chain.Ref, failbackSource chain.ClusterID) (ready bool, err error)
+	Status(ctx context.Context, member chain.Ref) (site.Status, error)
+
+	// Between sites.
+	Handover(ctx context.Context, member chain.Ref) (site.Handover, error)
+	LearnSuccessor(ctx context.Context, member, successor chain.Ref) error
+	PrepareReceive(ctx context.Context, request site.ReceiveRequest) ([]site.Receiver, error)
+
+	// Between the site and its node agents.
+	Spec(ctx context.Context, node string) (site.NodeSpec, error)
+	Report(ctx context.Context, status site.NodeStatus) error
+}
