@@ -17,6 +17,8 @@ type NodeStatus struct {
 	Usage    backend.Usage
 	Datasets []DatasetStatus // every dataset of the pool, sorted by name
 	Sent     []SendResult    // streams finished since the last report
+	// Errors lists what the agent could not do, in its own words.
+	Errors []string
 }
 
 // DatasetStatus is one dataset of the node's pool.

@@ -1,0 +1,87 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/baton-dr/baton/storage/backend"
+	"github.com/baton-dr/baton/storage/chain"
+	"github.com/baton-dr/baton/storage/site"
+)
+
+// StreamHeader travels ahead of a stream: what it is and where it goes.
+type StreamHeader struct {
+	Source   chain.ClusterID
+	Dataset  string // the receiving dataset
+	Snapshot string
+	GUID     string
+}
+
+// Transport ships one stream to the receivers of a SendSpec and calls done
+// once with the outcome -- from another goroutine in production, from a later
+// event in the simulation.
+type Transport interface {
+	Ship(send site.SendSpec, header StreamHeader, stream io.ReadCloser, done func(site.SendResult))
+}
+
+// Options configure an agent.
+type Options struct {
+	Node    string
+	Address string // where this node accepts streams
+	Cluster chain.ClusterID
+	Pool    backend.Pool
+	// Replicator is nil on a site without DRBD (the btrfs mode: one replica
+	// per site).
+	Replicator backend.Replicator
+	Transport  Transport
+	Clock      backend.Clock
+}
+
+// Agent is one node's agent. Its methods are safe for concurrent use: in
+// production streams arrive and finish on their own goroutines.
+type Agent struct {
+	options Options
+
+	mu       sync.Mutex
+	spec     site.NodeSpec // the last spec reconciled; Receive checks against it
+	inFlight map[string]bool
+	finished []site.SendResult
+}
+
+// New returns an agent.
+func New(options Options) (*Agent, error) {
+	switch {
+	case options.Node == "" || options.Pool == nil || options.Transport == nil || options.Clock == nil:
+		return nil, errors.New("agent: node, pool, transport and clock are required")
+	}
+	return &Agent{options: options, inFlight: map[string]bool{}}, nil
+}
+
+// ErrReplicaClosed refuses a stream for a replica this node does not take
+// (unknown, or failed over: a superseded source's tail never lands here).
+var ErrReplicaClosed = errors.New("replica does not take streams")
+
+// Receive takes in a stream another site ships. A snapshot already held is
+// success without reading the stream (the sender retried after a lost reply).
+func (a *Agent) Receive(header StreamHeader, stream io.Reader) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	i := slices.IndexFunc(a.spec.Replicas, func(r site.ReplicaSpec) bool { return r.Dataset == header.Dataset })
+	if i < 0 || !a.spec.Replicas[i].Open || a.spec.Replicas[i].Source.Cluster != header.Source {
+		return fmt.Errorf("%w: %s on %s", ErrReplicaClosed, header.Dataset, a.options.Node)
+	}
+	if snaps, err := a.options.Pool.Snapshots(header.Dataset); err == nil {
+		if slices.ContainsFunc(snaps, func(s backend.SnapshotInfo) bool { return s.GUID == header.GUID }) {
+			return nil
+		}
+	}
+	return a.options.Pool.Receive(header.Dataset, stream)
+}
+
+func sendKey(s site.SendSpec) string { return s.Dataset + "@" + s.Snapshot + ">" + string(s.Target) }
+
+func (a *Agent) now() time.Time { return a.options.Clock.Now() }

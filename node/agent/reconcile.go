@@ -1,0 +1,207 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/baton-dr/baton/storage/backend"
+	"github.com/baton-dr/baton/storage/site"
+)
+
+// Reconcile converges the node on spec and reports what it holds. Each step
+// is idempotent; a step that fails is reported and the rest go on.
+func (a *Agent) Reconcile(spec site.NodeSpec) site.NodeStatus {
+	a.mu.Lock()
+	a.spec = spec
+	a.mu.Unlock()
+
+	var problems []string
+	report := func(err error) {
+		if err != nil {
+			problems = append(problems, err.Error())
+		}
+	}
+	for _, v := range spec.Volumes {
+		report(a.converge(v))
+	}
+	for _, dataset := range spec.Destroy {
+		report(a.destroy(dataset))
+	}
+	for _, send := range spec.Sends {
+		report(a.ship(send))
+	}
+	status := a.status()
+	status.Errors = problems
+	return status
+}
+
+// converge brings one volume to its spec: dataset, size, DRBD, role, fence,
+// snapshots.
+func (a *Agent) converge(v site.VolumeSpec) error {
+	if err := a.ensureDataset(v); err != nil {
+		return err
+	}
+	if err := a.ensureReplication(v); err != nil {
+		return err
+	}
+	pool := a.options.Pool
+	if err := pool.SetReadOnly(v.Dataset, v.ReadOnly); err != nil {
+		return fmt.Errorf("failed to fence %s: %w", v.Dataset, err)
+	}
+	snaps, err := pool.Snapshots(v.Dataset)
+	if err != nil {
+		return err
+	}
+	for _, name := range v.Snapshots {
+		if !slices.ContainsFunc(snaps, func(s backend.SnapshotInfo) bool { return s.Name == name }) {
+			if err := pool.Snapshot(v.Dataset, name); err != nil {
+				return fmt.Errorf("failed to snapshot %s@%s: %w", v.Dataset, name, err)
+			}
+		}
+	}
+	for _, name := range v.Prune {
+		err := pool.DestroySnapshot(v.Dataset, name)
+		if err != nil && !errors.Is(err, backend.ErrNotFound) {
+			return fmt.Errorf("failed to prune %s@%s: %w", v.Dataset, name, err)
+		}
+	}
+	return nil
+}
+
+// ensureDataset finds the volume's dataset, or makes it: a clone of its
+// origin, or an empty volume -- but never for a dataset this node held before.
+func (a *Agent) ensureDataset(v site.VolumeSpec) error {
+	pool := a.options.Pool
+	info, err := pool.Volume(v.Dataset)
+	switch {
+	case err == nil:
+		if info.SizeBytes < v.SizeBytes {
+			return pool.ResizeVolume(v.Dataset, v.SizeBytes)
+		}
+		return nil
+	case !errors.Is(err, backend.ErrNotFound):
+		return err
+	case v.MustExist:
+		return fmt.Errorf("volume %s held data on %s and is gone: refusing to provision it empty", v.Dataset, a.options.Node)
+	case v.Origin.Dataset != "":
+		if err := pool.Clone(v.Origin.Dataset, v.Origin.Snapshot, v.Dataset); err != nil {
+			return fmt.Errorf("failed to clone %s@%s into %s: %w", v.Origin.Dataset, v.Origin.Snapshot, v.Dataset, err)
+		}
+		if info, err := pool.Volume(v.Dataset); err == nil && info.SizeBytes < v.SizeBytes {
+			return pool.ResizeVolume(v.Dataset, v.SizeBytes)
+		}
+		return nil
+	}
+	return pool.CreateVolume(v.Dataset, v.SizeBytes, v.Provisioning)
+}
+
+// ensureReplication brings the DRBD resource up (adopting metadata that
+// exists), or down for a tombstone, and sets the role.
+func (a *Agent) ensureReplication(v site.VolumeSpec) error {
+	drbd := a.options.Replicator
+	if drbd == nil {
+		return nil
+	}
+	if !v.Up {
+		return drbd.Down(v.Resource.Name)
+	}
+	has, err := drbd.HasMetadata(v.Resource)
+	if err != nil {
+		return err
+	}
+	fresh := false
+	if !has {
+		if err := drbd.CreateMetadata(v.Resource); err != nil {
+			return fmt.Errorf("failed to create DRBD metadata for %s: %w", v.Resource.Name, err)
+		}
+		fresh = true
+	}
+	if err := drbd.Up(v.Resource); err != nil {
+		return fmt.Errorf("failed to bring %s up: %w", v.Resource.Name, err)
+	}
+	if fresh && !v.Initialized && v.Role == backend.Primary {
+		// Every replica of a new, empty volume is identical (zeros): no initial sync.
+		if err := drbd.NewCurrentUUID(v.Resource.Name, true); err != nil {
+			return err
+		}
+	}
+	status, err := drbd.Status(v.Resource.Name)
+	if err != nil {
+		return err
+	}
+	switch {
+	case v.Role == backend.Primary && status.Role != backend.Primary:
+		return drbd.Primary(v.Resource.Name, false)
+	case v.Role == backend.Secondary && status.Role == backend.Primary:
+		return drbd.Secondary(v.Resource.Name)
+	}
+	return nil
+}
+
+func (a *Agent) destroy(dataset string) error {
+	if drbd := a.options.Replicator; drbd != nil {
+		if err := drbd.Down(dataset); err != nil && !errors.Is(err, backend.ErrNotFound) {
+			return err
+		}
+	}
+	err := a.options.Pool.DestroyVolume(dataset)
+	if errors.Is(err, backend.ErrNotFound) {
+		return nil
+	}
+	return err
+}
+
+// ship starts a stream the spec asks for, unless it is already in flight.
+func (a *Agent) ship(send site.SendSpec) error {
+	key := sendKey(send)
+	a.mu.Lock()
+	busy := a.inFlight[key]
+	a.mu.Unlock()
+	if busy {
+		return nil
+	}
+	stream, err := a.options.Pool.Send(send.Dataset, send.Base, send.Snapshot)
+	if err != nil {
+		return fmt.Errorf("failed to send %s@%s: %w", send.Dataset, send.Snapshot, err)
+	}
+	a.mu.Lock()
+	a.inFlight[key] = true
+	a.mu.Unlock()
+	header := StreamHeader{Source: a.options.Cluster, Dataset: send.TargetDataset, Snapshot: send.Snapshot, GUID: send.GUID}
+	a.options.Transport.Ship(send, header, stream, func(result site.SendResult) {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		delete(a.inFlight, key)
+		a.finished = append(a.finished, result)
+	})
+	return nil
+}
+
+// status reads what the node holds and hands over finished streams.
+func (a *Agent) status() site.NodeStatus {
+	status := site.NodeStatus{Node: a.options.Node, Address: a.options.Address}
+	pool := a.options.Pool
+	if usage, err := pool.Usage(); err == nil {
+		status.Usage = usage
+	}
+	volumes, err := pool.Volumes()
+	if err != nil {
+		status.Errors = append(status.Errors, err.Error())
+	}
+	for _, v := range volumes {
+		d := site.DatasetStatus{Name: v.Name}
+		snaps, err := pool.Snapshots(v.Name)
+		if err != nil {
+			continue
+		}
+		for _, s := range snaps {
+			d.Snapshots = append(d.Snapshots, site.SnapshotInfo{Name: s.Name, GUID: s.GUID})
+		}
+		status.Datasets = append(status.Datasets, d)
+	}
+	a.mu.Lock()
+	status.Sent, a.finished = a.finished, nil
+	a.mu.Unlock()
+	return status
+}
