@@ -1,0 +1,202 @@
+package zfs
+
+import (
+	"io"
+	"sort"
+
+	"github.com/baton-dr/baton/storage/backend"
+)
+
+// device is an open zvol. Writes go to the volume's cache, shared by every
+// device of the volume as the page cache is shared by every open of a block
+// device; Sync moves them into the block tree.
+type device struct {
+	pool       *Pool
+	volume     *volume
+	generation uint64 // the pool's crash generation when opened
+	closed     bool
+}
+
+var _ backend.Device = (*device)(nil)
+
+// Open opens a volume for block I/O. A read-only volume opens too; its device
+// refuses writes.
+func (p *Pool) Open(name string) (backend.Device, error) {
+	if err := p.fault(OpOpen, name); err != nil {
+		return nil, err
+	}
+	v, err := p.lookupVolume(name)
+	if err != nil {
+		return nil, err
+	}
+	v.openDevices++
+	return &device{pool: p, volume: v, generation: p.generation}, nil
+}
+
+// usable refuses I/O on a closed device or one a crash took away.
+func (d *device) usable(op Op) error {
+	if d.closed || d.generation != d.pool.generation {
+		return backend.Refusal(backend.ErrInvalid, tool, "%s: file already closed", d.pool.devicePath(d.volume.name))
+	}
+	return d.pool.fault(op, d.volume.name)
+}
+
+// ReadAt reads the volume as a consumer sees it: unsynced writes over the
+// synced tree over zeros. Reading past the end returns io.EOF.
+func (d *device) ReadAt(buf []byte, offset int64) (int, error) {
+	if err := d.usable(OpRead); err != nil {
+		return 0, err
+	}
+	v := d.volume
+	if offset < 0 {
+		return 0, backend.Refusal(backend.ErrInvalid, tool, "%s: Invalid argument", d.pool.devicePath(v.name))
+	}
+	if uint64(offset) >= v.sizeBytes {
+		return 0, io.EOF
+	}
+	n := len(buf)
+	if rest := v.sizeBytes - uint64(offset); uint64(n) > rest {
+		n = int(rest)
+	}
+	for done := 0; done < n; {
+		at := uint64(offset) + uint64(done)
+		index, within := at/v.blockSizeBytes, at%v.blockSizeBytes
+		chunk := min(uint64(n-done), v.blockSizeBytes-within)
+		out := buf[done : done+int(chunk)]
+		if b := v.current(index); b != nil {
+			copy(out, b.data[within:])
+		} else {
+			clear(out)
+		}
+		done += int(chunk)
+	}
+	if n < len(buf) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// current is the block a read sees at an index: the cached one, else the
+// synced one, else nil for zeros.
+func (v *volume) current(index uint64) *block {
+	if b, ok := v.pending[index]; ok {
+		return b
+	}
+	return lookup(v.head, index)
+}
+
+// WriteAt writes into the volume's cache, whole or not at all: a write past
+// the end, to a read-only volume, or beyond the pool's free space is refused.
+func (d *device) WriteAt(data []byte, offset int64) (int, error) {
+	if err := d.usable(OpWrite); err != nil {
+		return 0, err
+	}
+	p, v := d.pool, d.volume
+	path := p.devicePath(v.name)
+	if v.readOnly {
+		return 0, backend.Refusal(backend.ErrRefused, tool, "cannot write '%s': Read-only file system", path)
+	}
+	if offset < 0 || uint64(offset) > v.sizeBytes || uint64(len(data)) > v.sizeBytes-uint64(offset) {
+		return 0, backend.Refusal(backend.ErrInvalid, tool, "cannot write '%s': No space left on device", path)
+	}
+	if len(data) == 0 {
+		return 0, nil
+	}
+	first := uint64(offset) / v.blockSizeBytes
+	last := (uint64(offset) + uint64(len(data)) - 1) / v.blockSizeBytes
+	var extra uint64
+	for index := first; index <= last; index++ {
+		if _, cached := v.pending[index]; !cached && !exclusive(v.head, index) {
+			extra += v.blockSizeBytes
+		}
+	}
+	next := v.charge()
+	next.pendingExtraBytes += extra
+	if !p.fits(0, v, next) {
+		return 0, backend.Refusal(backend.ErrPoolFull, tool, "cannot write '%s': No space left on device", path)
+	}
+	for index := first; index <= last; index++ {
+		v.writeBlock(index, data, uint64(offset))
+	}
+	v.pendingExtraBytes += extra
+	return len(data), nil
+}
+
+// writeBlock copies the part of a write that falls in one block into the
+// block's cached copy, reading the rest of the block first (read-modify-write).
+func (v *volume) writeBlock(index uint64, data []byte, offset uint64) {
+	start := index * v.blockSizeBytes
+	b, cached := v.pending[index]
+	if !cached {
+		b = &block{data: make([]byte, v.blockSizeBytes)}
+		if old := lookup(v.head, index); old != nil {
+			copy(b.data, old.data)
+		}
+		v.pending[index] = b
+	}
+	from := max(start, offset)
+	to := min(start+v.blockSizeBytes, offset+uint64(len(data)))
+	copy(b.data[from-start:to-start], data[from-offset:to-offset])
+}
+
+// Sync makes the volume's cached writes durable.
+func (d *device) Sync() error {
+	if err := d.usable(OpSync); err != nil {
+		return err
+	}
+	d.pool.flush(d.volume)
+	return nil
+}
+
+// Close closes the device; the volume's last close flushes its cache.
+func (d *device) Close() error {
+	if d.closed || d.generation != d.pool.generation {
+		return backend.Refusal(backend.ErrInvalid, tool, "%s: file already closed", d.pool.devicePath(d.volume.name))
+	}
+	v := d.volume
+	if v.openDevices == 1 {
+		if err := d.pool.fault(OpSync, v.name); err != nil {
+			return err
+		}
+		d.pool.flush(v)
+	}
+	d.closed = true
+	v.openDevices--
+	return nil
+}
+
+// flush moves the cache into the block tree in index order. The cache's space
+// was charged when it was written, so the allocation must not move.
+func (p *Pool) flush(v *volume) {
+	if len(v.pending) == 0 {
+		return
+	}
+	before := p.allocatedBytes()
+	indexes := make([]uint64, 0, len(v.pending))
+	for index := range v.pending {
+		indexes = append(indexes, index)
+	}
+	sort.Slice(indexes, func(i, j int) bool { return indexes[i] < indexes[j] })
+	for _, index := range indexes {
+		if !p.setBlock(&v.head, index, v.pending[index]) {
+			v.uniqueBytes += v.blockSizeBytes
+		}
+	}
+	v.pending = map[uint64]*block{}
+	v.pendingExtraBytes = 0
+	v.modifiedTxg = p.nextTxg()
+	if after := p.allocatedBytes(); after != before {
+		panic("zfs: flushing the cache moved the allocation")
+	}
+}
+
+// Crash simulates the node's crash: unsynced writes are lost and every open
+// device goes with the processes that held it. Synced state is untouched.
+func (p *Pool) Crash() {
+	p.generation++
+	for _, v := range p.sortedVolumes() {
+		v.pending = map[uint64]*block{}
+		v.pendingExtraBytes = 0
+		v.openDevices = 0
+	}
+}
