@@ -21,11 +21,12 @@ type StreamHeader struct {
 	GUID     string
 }
 
-// Transport ships one stream to the receivers of a SendSpec and calls done
-// once with the outcome -- from another goroutine in production, from a later
-// event in the simulation.
+// Transport ships one stream to one receiving node of another site and calls
+// done once with the bytes that crossed and the outcome -- from another
+// goroutine in production, from a later event in the simulation. An error
+// wrapping backend.ErrNoBase says the receiver lacks the stream's base.
 type Transport interface {
-	Ship(send site.SendSpec, header StreamHeader, stream io.ReadCloser, done func(site.SendResult))
+	Ship(receiver site.Receiver, header StreamHeader, stream io.ReadCloser, done func(bytes uint64, err error))
 }
 
 // Options configure an agent.

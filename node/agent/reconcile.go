@@ -3,7 +3,10 @@ package agent
 import (
 	"errors"
 	"fmt"
+	"io"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/site"
@@ -152,30 +155,81 @@ func (a *Agent) destroy(dataset string) error {
 	return err
 }
 
-// ship starts a stream the spec asks for, unless it is already in flight.
+// ship starts the streams a send asks for, one per receiver, unless they are
+// already in flight. The send succeeds when one receiver took the snapshot:
+// the data is then on the other site, and a receiver that missed it catches
+// up through DRBD once a clone starts there.
 func (a *Agent) ship(send site.SendSpec) error {
 	key := sendKey(send)
 	a.mu.Lock()
 	busy := a.inFlight[key]
 	a.mu.Unlock()
-	if busy {
+	if busy || len(send.Receivers) == 0 {
 		return nil
 	}
-	stream, err := a.options.Pool.Send(send.Dataset, send.Base, send.Snapshot)
-	if err != nil {
-		return fmt.Errorf("failed to send %s@%s: %w", send.Dataset, send.Snapshot, err)
+	streams := make([]io.ReadCloser, 0, len(send.Receivers))
+	for range send.Receivers {
+		stream, err := a.options.Pool.Send(send.Dataset, send.Base, send.Snapshot)
+		if err != nil {
+			for _, s := range streams {
+				s.Close()
+			}
+			return fmt.Errorf("failed to send %s@%s: %w", send.Dataset, send.Snapshot, err)
+		}
+		streams = append(streams, stream)
 	}
 	a.mu.Lock()
 	a.inFlight[key] = true
 	a.mu.Unlock()
+	started := a.now()
+	outcome := &shipment{send: send, started: started, pending: len(send.Receivers)}
 	header := StreamHeader{Source: a.options.Cluster, Dataset: send.TargetDataset, Snapshot: send.Snapshot, GUID: send.GUID}
-	a.options.Transport.Ship(send, header, stream, func(result site.SendResult) {
-		a.mu.Lock()
-		defer a.mu.Unlock()
-		delete(a.inFlight, key)
-		a.finished = append(a.finished, result)
-	})
+	for i, receiver := range send.Receivers {
+		a.options.Transport.Ship(receiver, header, streams[i], func(bytes uint64, err error) {
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			if result, done := outcome.add(receiver, bytes, err, a.now()); done {
+				delete(a.inFlight, key)
+				a.finished = append(a.finished, result)
+			}
+		})
+	}
 	return nil
+}
+
+// shipment gathers the outcomes of one send's streams.
+type shipment struct {
+	send      site.SendSpec
+	started   time.Time
+	pending   int
+	delivered int
+	bytes     uint64
+	failures  []string
+	noBase    int
+}
+
+func (s *shipment) add(receiver site.Receiver, bytes uint64, err error, now time.Time) (site.SendResult, bool) {
+	s.pending--
+	s.bytes += bytes
+	switch {
+	case err == nil:
+		s.delivered++
+	case errors.Is(err, backend.ErrNoBase):
+		s.noBase++
+		s.failures = append(s.failures, receiver.Node+": "+err.Error())
+	default:
+		s.failures = append(s.failures, receiver.Node+": "+err.Error())
+	}
+	if s.pending > 0 {
+		return site.SendResult{}, false
+	}
+	result := site.SendResult{Dataset: s.send.Dataset, Snapshot: s.send.Snapshot, Target: s.send.Target,
+		Bytes: s.bytes, Started: s.started, Finished: now}
+	if s.delivered == 0 {
+		result.Error = strings.Join(s.failures, "; ")
+		result.NoBase = s.noBase == len(s.send.Receivers)
+	}
+	return result, true
 }
 
 // status reads what the node holds and hands over finished streams.
