@@ -47,6 +47,14 @@ var rules = []rule{
 			"rand.Int", "rand.IntN", "rand.Int64", "rand.Uint64", "rand.Uint32", "rand.Float64", "rand.Perm", "rand.Shuffle", "rand.N"},
 		noGo: true,
 	},
+	{
+		dir: "bed/sim",
+		why: "the simulation bed runs the production logic inside the deterministic world: one goroutine, simulated time, no I/O",
+		imports: []string{"os", "os/", "net", "net/", "syscall", "math/rand", "crypto/rand", "unsafe"},
+		calls: []string{"time.Now", "time.Sleep", "time.After", "time.AfterFunc", "time.Tick",
+			"time.NewTimer", "time.NewTicker", "time.Since", "time.Until"},
+		noGo: true,
+	},
 }
 
 func TestLayersStayTidy(t *testing.T) {

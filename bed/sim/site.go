@@ -1,0 +1,126 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/baton-dr/baton/node/agent"
+	simzfs "github.com/baton-dr/baton/sim/zfs"
+	"github.com/baton-dr/baton/storage/backend"
+	"github.com/baton-dr/baton/storage/chain"
+	"github.com/baton-dr/baton/storage/site"
+)
+
+// Site is one site of the bed: its control plane and its storage nodes.
+type Site struct {
+	Name    string
+	Cluster chain.ClusterID
+	Control *site.Site
+	Store   *site.MemoryStore
+	Nodes   []*Node
+	// ControllerUp is false while the site's operator is crashed.
+	ControllerUp bool
+	world        *World
+}
+
+// Node is one storage node.
+type Node struct {
+	Name     string // "node-1"
+	Endpoint string // "site-a/node-1"
+	Pool     *simzfs.Pool
+	Agent    *agent.Agent
+	Up       bool
+	site     *Site
+}
+
+// Controller is the site operator's network endpoint.
+func (s *Site) Controller() string { return s.Name + "/controller" }
+
+func newSite(w *World, name string, cluster chain.ClusterID) (*Site, error) {
+	s := &Site{Name: name, Cluster: cluster, Store: site.NewMemoryStore(), ControllerUp: true, world: w}
+	ids := w.Sim.Rand("ids/" + name)
+	control, err := site.New(site.Config{Cluster: cluster, Interval: w.options.ReplicationInterval, Retention: 3,
+		NewVolumeID: func() chain.VolumeID {
+			return chain.VolumeID(fmt.Sprintf("%08x-%04x-4%03x-8%03x-%012x", ids.Uint32(), ids.Uint32()&0xffff,
+				ids.Uint32()&0xfff, ids.Uint32()&0xfff, ids.Uint64()&0xffffffffffff))
+		}}, s.Store, peers{from: s}, w.Sim)
+	if err != nil {
+		return nil, err
+	}
+	s.Control = control
+	for i := 1; i <= w.options.NodesPerSite; i++ {
+		n := &Node{Name: fmt.Sprintf("node-%d", i), Up: true, site: s}
+		n.Endpoint = name + "/" + n.Name
+		n.Pool = simzfs.New(simzfs.Options{Name: "tank", SizeBytes: w.options.PoolBytes,
+			Seed: w.Sim.Rand("guids/" + n.Endpoint).Uint64()})
+		n.Agent, err = agent.New(agent.Options{Node: n.Name, Address: n.Endpoint, Cluster: cluster,
+			Pool: n.Pool, Transport: transport{from: n}, Clock: w.Sim})
+		if err != nil {
+			return nil, err
+		}
+		s.Nodes = append(s.Nodes, n)
+		usage, _ := n.Pool.Usage()
+		if err := control.Report(site.NodeStatus{Node: n.Name, Address: n.Endpoint, Usage: usage}); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// start schedules the site's loops: the controller's tick and every node
+// agent's reconcile.
+func (s *Site) start() {
+	w := s.world
+	w.every(w.options.ControllerPeriod, s.Name+" controller tick", func() {
+		if !s.ControllerUp {
+			return
+		}
+		if err := s.Control.Tick(); err != nil {
+			w.Sim.Logf("error", "%s tick: %v", s.Name, err)
+		}
+	})
+	for _, n := range s.Nodes {
+		w.every(w.options.AgentPeriod, n.Endpoint+" reconcile", n.reconcile)
+	}
+}
+
+// reconcile is one pass of a node agent: fetch the spec, converge, report.
+func (n *Node) reconcile() {
+	s, w := n.site, n.site.world
+	if !n.Up || !s.ControllerUp || !w.Net.Reachable(n.Endpoint, s.Controller()) || !w.Net.Reachable(s.Controller(), n.Endpoint) {
+		return
+	}
+	spec, err := s.Control.Spec(n.Name)
+	if err != nil {
+		w.Sim.Logf("error", "%s spec: %v", n.Endpoint, err)
+		return
+	}
+	status := n.Agent.Reconcile(spec)
+	for _, problem := range status.Errors {
+		w.Sim.Logf("agent", "%s: %s", n.Endpoint, problem)
+	}
+	if err := s.Control.Report(status); err != nil {
+		w.Sim.Logf("error", "%s report: %v", n.Endpoint, err)
+	}
+}
+
+// Node returns a node of the site by name.
+func (s *Site) Node(name string) *Node {
+	for _, n := range s.Nodes {
+		if n.Name == name {
+			return n
+		}
+	}
+	panic(fmt.Sprintf("bed/sim: no node %q on %s", name, s.Name))
+}
+
+// Device opens a member's device on the node that holds its primary role.
+func (s *Site) Device(ref chain.Ref) (backend.Device, error) {
+	v, err := s.Control.Volume(ref)
+	if err != nil {
+		return nil, err
+	}
+	if v.Primary == "" {
+		return nil, fmt.Errorf("%s has no primary (it is %s)", ref, v.State)
+	}
+	return s.Node(v.Primary).Pool.Open(v.Dataset())
+}

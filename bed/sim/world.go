@@ -1,0 +1,114 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+
+	simworld "github.com/baton-dr/baton/sim"
+	"github.com/baton-dr/baton/sim/network"
+	"github.com/baton-dr/baton/storage/chain"
+)
+
+// Options shape a world.
+type Options struct {
+	Seed         uint64
+	Scenario     string // named in replay commands
+	NodesPerSite int    // default 2
+	// PoolBytes is each node's pool capacity; default 64 GiB.
+	PoolBytes uint64
+	// AgentPeriod and ControllerPeriod are how often node agents reconcile
+	// and control planes tick; default 2 s and 1 s.
+	AgentPeriod      time.Duration
+	ControllerPeriod time.Duration
+	// ReplicationInterval of new pairings; default 1 min.
+	ReplicationInterval time.Duration
+	// SiteLink is the link between the sites; default 20 ms, 100 MB/s.
+	SiteLink network.LinkOptions
+	World    []simworld.Option
+}
+
+func (o Options) withDefaults() Options {
+	if o.NodesPerSite == 0 {
+		o.NodesPerSite = 2
+	}
+	if o.PoolBytes == 0 {
+		o.PoolBytes = 64 << 30
+	}
+	if o.AgentPeriod == 0 {
+		o.AgentPeriod = 2 * time.Second
+	}
+	if o.ControllerPeriod == 0 {
+		o.ControllerPeriod = time.Second
+	}
+	if o.ReplicationInterval == 0 {
+		o.ReplicationInterval = time.Minute
+	}
+	if o.SiteLink == (network.LinkOptions{}) {
+		o.SiteLink = network.LinkOptions{Latency: 20 * time.Millisecond, BandwidthBytesPerSecond: 100 << 20}
+	}
+	return o
+}
+
+// World is the simulation bed's world: the kernel, the network, two sites.
+type World struct {
+	options Options
+	Sim     *simworld.World
+	Net     *network.Network
+	Sites   []*Site
+}
+
+// SiteNames are the bed's two sites.
+var SiteNames = []string{"site-a", "site-b"}
+
+// New assembles a world and starts its loops.
+func New(options Options) (*World, error) {
+	options = options.withDefaults()
+	worldOptions := append([]simworld.Option{simworld.WithScenario(options.Scenario)}, options.World...)
+	w := &World{options: options, Sim: simworld.NewWorld(options.Seed, worldOptions...)}
+	w.Net = network.New(w.Sim, network.LinkOptions{Latency: 200 * time.Microsecond})
+	w.Net.SetLinkBoth(SiteNames[0], SiteNames[1], options.SiteLink)
+	for i, name := range SiteNames {
+		s, err := newSite(w, name, clusterID(i))
+		if err != nil {
+			return nil, err
+		}
+		w.Sites = append(w.Sites, s)
+	}
+	for _, s := range w.Sites {
+		s.start()
+	}
+	return w, nil
+}
+
+// clusterID is a site's storage cluster UUID: fixed, so runs are comparable.
+func clusterID(i int) chain.ClusterID {
+	return chain.ClusterID(fmt.Sprintf("%08x-0000-4000-8000-%012x", 0xa0a0a0a0+uint32(i)*0x01010101, i+1))
+}
+
+// Site returns a site by name ("site-a") or cluster ID.
+func (w *World) Site(name string) *Site {
+	for _, s := range w.Sites {
+		if s.Name == name || string(s.Cluster) == name {
+			return s
+		}
+	}
+	panic(fmt.Sprintf("bed/sim: no site %q", name))
+}
+
+// Run lets simulated time pass.
+func (w *World) Run(d time.Duration) { w.Sim.RunFor(d) }
+
+// RunUntil runs until cond holds or limit passes; it reports whether cond held.
+func (w *World) RunUntil(cond func() bool, limit time.Duration) bool {
+	return w.Sim.RunUntil(cond, limit)
+}
+
+// every schedules f at each period from now on, for as long as the world runs.
+func (w *World) every(period time.Duration, label string, f func()) {
+	var tick func()
+	tick = func() {
+		f()
+		w.Sim.After(period, label, tick)
+	}
+	w.Sim.After(period, label, tick)
+}
