@@ -79,6 +79,7 @@ const (
 	ActionHoldTopUp
 )
 
+// String names the action as reports print it.
 func (a Action) String() string {
 	switch a {
 	case ActionAdoptMetadata:
@@ -109,6 +110,7 @@ type Decision struct {
 	Reason string
 }
 
+// String reads "node: Action: reason" ("volume" for volume-wide decisions).
 func (d Decision) String() string {
 	subject := d.Node
 	if subject == "" {

@@ -85,6 +85,7 @@ const (
 	FieldNodeID
 )
 
+// String names the field as DRBD does.
 func (f Field) String() string {
 	switch f {
 	case FieldPort:
@@ -106,6 +107,7 @@ type Discrepancy struct {
 	Live     uint32
 }
 
+// String reads like "port recorded 7003, live 7010".
 func (d Discrepancy) String() string {
 	subject := d.Field.String()
 	if d.Field == FieldNodeID {

@@ -29,4 +29,9 @@
 //     kernel configuration, pool provisioning) into adoption decisions, each with
 //     its reason, and refuses (ErrWouldReprovision, ErrDataNotFound) rather than
 //     ever starting a volume that holds data afresh.
+//
+// The allocator's invariants (ports and minors unique per node, node-ids unique
+// per resource, values inside their nodes' ranges, nothing moved once set) are
+// checked from the records whenever NewAllocator reads them back, and after
+// every step in builds with the invariants tag (go test -tags invariants).
 package placement

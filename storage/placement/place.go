@@ -62,6 +62,7 @@ const (
 	ReasonThinPoolOvercommitted
 )
 
+// String names the reason as reports print it.
 func (r RejectReason) String() string {
 	switch r {
 	case ReasonUnschedulable:
@@ -81,6 +82,7 @@ type Rejection struct {
 	FreeBytes uint64
 }
 
+// String reads like "node-c: thick pool full (5368709120 bytes free)".
 func (r Rejection) String() string {
 	if r.Reason == ReasonUnschedulable {
 		return r.Node + ": unschedulable"
@@ -115,6 +117,7 @@ type NotEnoughNodesError struct {
 	Rejected   []Rejection
 }
 
+// Error names the volume, the shortfall and every rejected candidate.
 func (e *NotEnoughNodesError) Error() string {
 	reasons := make([]string, 0, len(e.Rejected))
 	for _, r := range e.Rejected {

@@ -22,6 +22,7 @@ func DefaultRanges() Ranges {
 	return Ranges{FirstPort: 7000, LastPort: 7999, FirstMinor: 1000, LastMinor: 49999}
 }
 
+// String reads like "ports 7000-7999, minors 1000-49999".
 func (r Ranges) String() string {
 	return fmt.Sprintf("ports %d-%d, minors %d-%d", r.FirstPort, r.LastPort, r.FirstMinor, r.LastMinor)
 }
