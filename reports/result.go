@@ -1,0 +1,136 @@
+// Package reports turns runs into what a DR engineer reads afterwards: JUnit
+// XML for CI systems, results.json for tools, and one self-contained
+// report.html with a timeline per site, RPO and bytes charts, every chain
+// drawn hop by hop, and the violations with the commands that replay them.
+//
+// The types here are the contract between the beds and scenarios that produce
+// runs and the renderers that read them.
+package reports
+
+import "time"
+
+// Run is one run: a scenario sweep, a chaos run, or one scenario on one bed.
+type Run struct {
+	Name     string    // "sim sweep", "chaos 2026-11-30"
+	Bed      string    // "sim", "local", "real"
+	Commit   string    // the code's commit, when known
+	Started  time.Time // wall clock of the machine that ran it
+	Duration time.Duration
+	Results  []Result
+}
+
+// Verdict is a scenario's outcome.
+type Verdict string
+
+const (
+	Passed Verdict = "passed"
+	Failed Verdict = "failed"
+	// Errored: the bed itself failed (a timeout setting it up, a crash of the
+	// harness) -- no verdict on the system under test.
+	Errored Verdict = "errored"
+)
+
+// Result is one scenario on one seed.
+type Result struct {
+	Scenario string  // "wordpress/failover"
+	Seed     uint64
+	Verdict  Verdict
+	Replay   string // the command that replays this run exactly
+	// EventLogHash identifies the run (simulation only): same seed, same code,
+	// same hash.
+	EventLogHash string
+	Started      time.Time     // simulated (or wall) time at the start
+	Duration     time.Duration // simulated (or wall) duration
+	Phases       []Phase
+	Failovers    []Failover
+	Syncs        []Sync
+	Chains       []Chain
+	Violations   []Violation
+	Timeline     []Event // what the timeline draws, in time order
+	Error        string  // for Errored
+}
+
+// Phase is one step of a scenario ("deploy", "protect", "partition site-a",
+// "failover to site-b", "resync", "relocate to site-a").
+type Phase struct {
+	Name  string
+	Start time.Time
+	End   time.Time
+	OK    bool
+	Note  string
+}
+
+// Failover measures one fail-over or relocation of one volume.
+type Failover struct {
+	App     string
+	Volume  string
+	From    string // site
+	To      string
+	Planned bool
+	At      time.Time
+	// LostWrites are acknowledged writes the new primary does not hold; a
+	// planned relocation must lose none.
+	LostWrites int
+	// RPO is the age of the oldest lost acknowledged write when the new primary
+	// took over (zero when nothing was lost).
+	RPO time.Duration
+	// RTO is from the decision to fail over until the new primary served.
+	RTO time.Duration
+}
+
+// Sync is one shipment of a snapshot between sites.
+type Sync struct {
+	Volume       string
+	From         string
+	To           string
+	At           time.Time
+	BytesShipped uint64
+	// BytesChanged are the bytes the workload wrote since the previous sync's
+	// snapshot: an incremental stream should ship about that much.
+	BytesChanged uint64
+	Failback     bool // the first delta back to a recovered site
+}
+
+// Chain is one volume's replication chain at the end of the run.
+type Chain struct {
+	Handle  string
+	Members []Member
+}
+
+// Member is one hop of a chain.
+type Member struct {
+	Site       string
+	Ref        string
+	Generation uint32
+	State      string // Active, Demoted, Tombstone
+	LastSync   time.Time
+}
+
+// Violation is a broken invariant, with the window of events that shows it.
+type Violation struct {
+	Invariant string // "chain: live ends", "volume: lost acknowledged write", ...
+	Message   string
+	At        time.Time
+	Window    []Event
+}
+
+// Event is one line of a timeline.
+type Event struct {
+	At     time.Time
+	Site   string    // "site-a", "site-b", "hub", or "" for the world
+	Kind   EventKind
+	Detail string
+}
+
+// EventKind classes timeline events; each kind has its own mark.
+type EventKind string
+
+const (
+	EventWrite     EventKind = "write"     // acknowledged writes (batched)
+	EventSync      EventKind = "sync"      // a snapshot shipped
+	EventPartition EventKind = "partition" // a fault started or healed
+	EventRole      EventKind = "role"      // promote, demote, fence, reap
+	EventAction    EventKind = "action"    // a DR action started or ended
+	EventFault     EventKind = "fault"     // crashes and restarts
+	EventViolation EventKind = "violation"
+)
