@@ -189,3 +189,30 @@ func TestReceiveNeedsTheSpace(t *testing.T) {
 	mustDo(t, b.Receive("r", stream("s1", "s2")))
 	mustDo(t, b.Verify())
 }
+
+// TestSnapshotUsedIsWhatOnlyItHolds: a snapshot's UsedBytes are the blocks
+// born since its predecessor that its successor (or the head) replaced.
+func TestSnapshotUsedIsWhatOnlyItHolds(t *testing.T) {
+	p := New(Options{SizeBytes: 1 << 30, Seed: 1})
+	bs := uint64(DefaultBlockSizeBytes)
+	mustDo(t, p.CreateVolume("v", 1<<20, backend.Thin))
+	mustDo(t, write(p, "v", 0, 3*bs))
+	mustDo(t, p.Snapshot("v", "a"))
+	mustDo(t, write(p, "v", bs, 1)) // replaces block 1
+	mustDo(t, p.Snapshot("v", "b"))
+	mustDo(t, write(p, "v", bs, 1)) // replaces block 1 again
+	mustDo(t, write(p, "v", 5*bs, 1))
+	list, err := p.Snapshots("v")
+	mustDo(t, err)
+	if list[0].UsedBytes != bs || list[1].UsedBytes != bs {
+		t.Fatalf("snapshots use %d and %d bytes, want one block each", list[0].UsedBytes, list[1].UsedBytes)
+	}
+	if got := p.info(p.volumes["v"]).UsedBytes; got != 2*bs {
+		t.Fatalf("the head uses %d, want its two own blocks", got)
+	}
+	mustDo(t, p.DestroySnapshot("v", "a"))
+	if got := allocated(t, p); got != 5*bs {
+		t.Fatalf("after destroying a: %d, want 5 blocks", got)
+	}
+	mustDo(t, p.Verify())
+}
