@@ -45,6 +45,9 @@ func (p *Pool) Receive(volumeName string, r io.Reader) error {
 	if why, ok := p.checkName(volumeName, p.datasetPath(volumeName)); !ok {
 		return backend.Refusal(backend.ErrInvalid, tool, "cannot receive: %s", why)
 	}
+	if r == nil {
+		return backend.Refusal(backend.ErrInvalid, tool, "cannot receive: failed to read from stream")
+	}
 	source := sourceOf(r)
 	h, err := source.header()
 	if err != nil {

@@ -17,14 +17,17 @@ var (
 	// ErrBusy: the object is in use (dependent clones, an open device, a primary role).
 	ErrBusy = errors.New("busy")
 	// ErrDiverged: an incremental stream cannot be received because the target
-	// was written or snapshotted since the stream's base.
+	// was written since the stream's base (a snapshot taken after the writes
+	// does not hide them; one taken without writes does not diverge, as zfs
+	// judges it).
 	ErrDiverged = errors.New("target diverged from the stream's base")
 	// ErrNoBase: an incremental stream's base snapshot is not on the target.
 	ErrNoBase = errors.New("stream base not found")
 	// ErrInvalid: the request is malformed (a shrink, a bad name, a bad stream).
 	ErrInvalid = errors.New("invalid request")
 	// ErrRefused: the replicator refuses a state change (a second primary, metadata
-	// over live data, promotion without up-to-date data).
+	// over live data, promotion without up-to-date data), or a pool refuses to
+	// change a read-only (fenced) volume through its device or its size.
 	ErrRefused = errors.New("refused")
 )
 

@@ -73,9 +73,10 @@ type Pool interface {
 	// ResizeVolume grows a volume; shrinking is ErrInvalid.
 	ResizeVolume(name string, sizeBytes uint64) error
 	// DestroyVolume destroys a volume and its snapshots. A volume whose snapshots
-	// have dependent clones is ErrBusy.
+	// have dependent clones is ErrBusy, as is one with an open device.
 	DestroyVolume(name string) error
-	// SetReadOnly fences a volume (or lifts the fence); a read-only device refuses writes.
+	// SetReadOnly fences a volume (or lifts the fence); a read-only device refuses
+	// writes (ErrRefused), devices already open included. Receives still apply.
 	SetReadOnly(name string, readOnly bool) error
 
 	// Snapshot records the volume's current (synced) content under a name.
@@ -92,11 +93,15 @@ type Pool interface {
 	// blocks that changed since base. The base is a snapshot of the same volume
 	// or, for a clone, its origin snapshot (named "volume@snapshot").
 	Send(volume, base, snapshot string) (io.ReadCloser, error)
-	// Receive applies a stream to volume. A full stream creates the volume and
-	// refuses an existing one (ErrExists). An incremental stream needs the
-	// volume's latest snapshot to be the base with no writes since (ErrDiverged,
-	// ErrNoBase); a clone stream into a missing volume creates it as a clone of
-	// the pool's snapshot with the base's GUID.
+	// Receive applies a stream to volume, all or nothing (a broken stream is
+	// ErrInvalid). A full stream creates the volume and refuses an existing one
+	// (ErrExists). An incremental stream needs its base among the volume's
+	// snapshots, normally the latest, and no writes since (ErrDiverged); a
+	// volume without the base, or no volume, is ErrNoBase. A clone stream into a
+	// missing volume creates it as a clone of the pool's snapshot with the
+	// base's GUID (ErrNoBase without one); into an existing volume it is
+	// ErrExists. Receiving a snapshot the volume already holds (same GUID)
+	// changes nothing and either succeeds (zfs) or is ErrExists.
 	Receive(volume string, stream io.Reader) error
 
 	// Volume describes one volume; Volumes all of them, sorted by name.
