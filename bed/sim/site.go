@@ -19,7 +19,17 @@ type Site struct {
 	Nodes   []*Node
 	// ControllerUp is false while the site's operator is crashed.
 	ControllerUp bool
-	world        *World
+	// DRBD is the site's replication fabric; nil when volumes have one replica.
+	DRBD  Fabric
+	world *World
+}
+
+// Fabric is the site's simulated DRBD (sim/drbd.Cluster).
+type Fabric interface {
+	Node(name string) backend.Replicator
+	Observe()
+	Crash(node string)
+	Restart(node string)
 }
 
 // Node is one storage node.
@@ -37,12 +47,14 @@ func (s *Site) Controller() string { return s.Name + "/controller" }
 
 func newSite(w *World, name string, cluster chain.ClusterID) (*Site, error) {
 	s := &Site{Name: name, Cluster: cluster, Store: site.NewMemoryStore(), ControllerUp: true, world: w}
-	ids := w.Sim.Rand("ids/" + name)
+	ids, tokens := w.Sim.Rand("ids/"+name), w.Sim.Rand("tokens/"+name)
 	control, err := site.New(site.Config{Cluster: cluster, Interval: w.options.ReplicationInterval, Retention: 3,
 		NewVolumeID: func() chain.VolumeID {
 			return chain.VolumeID(fmt.Sprintf("%08x-%04x-4%03x-8%03x-%012x", ids.Uint32(), ids.Uint32()&0xffff,
 				ids.Uint32()&0xfff, ids.Uint32()&0xfff, ids.Uint64()&0xffffffffffff))
-		}}, s.Store, peers{from: s}, w.Sim)
+		},
+		NewToken: func() string { return fmt.Sprintf("%016x", tokens.Uint64()) },
+	}, s.Store, peers{from: s}, w.Sim)
 	if err != nil {
 		return nil, err
 	}
@@ -52,8 +64,7 @@ func newSite(w *World, name string, cluster chain.ClusterID) (*Site, error) {
 		n.Endpoint = name + "/" + n.Name
 		n.Pool = simzfs.New(simzfs.Options{Name: "tank", SizeBytes: w.options.PoolBytes,
 			Seed: w.Sim.Rand("guids/" + n.Endpoint).Uint64()})
-		n.Agent, err = agent.New(agent.Options{Node: n.Name, Address: n.Endpoint, Cluster: cluster,
-			Pool: n.Pool, Transport: transport{from: n}, Clock: w.Sim})
+		n.Agent, err = agent.New(n.agentOptions())
 		if err != nil {
 			return nil, err
 		}
@@ -64,6 +75,15 @@ func newSite(w *World, name string, cluster chain.ClusterID) (*Site, error) {
 		}
 	}
 	return s, nil
+}
+
+func (n *Node) agentOptions() agent.Options {
+	options := agent.Options{Node: n.Name, Address: n.Endpoint, Cluster: n.site.Cluster,
+		Pool: n.Pool, Transport: transport{from: n}, Clock: n.site.world.Sim}
+	if n.site.DRBD != nil {
+		options.Replicator = n.site.DRBD.Node(n.Name)
+	}
+	return options
 }
 
 // start schedules the site's loops: the controller's tick and every node

@@ -55,6 +55,7 @@ type World struct {
 	Sim     *simworld.World
 	Net     *network.Network
 	Sites   []*Site
+	checker *chain.Checker
 }
 
 // SiteNames are the bed's two sites.
@@ -64,7 +65,7 @@ var SiteNames = []string{"site-a", "site-b"}
 func New(options Options) (*World, error) {
 	options = options.withDefaults()
 	worldOptions := append([]simworld.Option{simworld.WithScenario(options.Scenario)}, options.World...)
-	w := &World{options: options, Sim: simworld.NewWorld(options.Seed, worldOptions...)}
+	w := &World{options: options, Sim: simworld.NewWorld(options.Seed, worldOptions...), checker: chain.NewChecker()}
 	w.Net = network.New(w.Sim, network.LinkOptions{Latency: 200 * time.Microsecond})
 	w.Net.SetLinkBoth(SiteNames[0], SiteNames[1], options.SiteLink)
 	for i, name := range SiteNames {

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +20,8 @@ type StreamHeader struct {
 	Dataset  string // the receiving dataset
 	Snapshot string
 	GUID     string
+	// Token authorises the stream for the receiving replica; never logged.
+	Token string
 }
 
 // Transport ships one stream to one receiving node of another site and calls
@@ -62,6 +65,9 @@ func New(options Options) (*Agent, error) {
 	return &Agent{options: options, inFlight: map[string]bool{}}, nil
 }
 
+// ErrUnauthorized refuses a stream without the replica's token.
+var ErrUnauthorized = errors.New("stream not authorised")
+
 // ErrReplicaClosed refuses a stream for a replica this node does not take
 // (unknown, or failed over: a superseded source's tail never lands here).
 var ErrReplicaClosed = errors.New("replica does not take streams")
@@ -74,6 +80,9 @@ func (a *Agent) Receive(header StreamHeader, stream io.Reader) error {
 	i := slices.IndexFunc(a.spec.Replicas, func(r site.ReplicaSpec) bool { return r.Dataset == header.Dataset })
 	if i < 0 || !a.spec.Replicas[i].Open || a.spec.Replicas[i].Source.Cluster != header.Source {
 		return fmt.Errorf("%w: %s on %s", ErrReplicaClosed, header.Dataset, a.options.Node)
+	}
+	if subtle.ConstantTimeCompare([]byte(header.Token), []byte(a.spec.Replicas[i].Token)) != 1 {
+		return fmt.Errorf("%w: stream for %s on %s presents the wrong token", ErrUnauthorized, header.Dataset, a.options.Node)
 	}
 	if snaps, err := a.options.Pool.Snapshots(header.Dataset); err == nil {
 		if slices.ContainsFunc(snaps, func(s backend.SnapshotInfo) bool { return s.GUID == header.GUID }) {

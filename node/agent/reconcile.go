@@ -183,8 +183,9 @@ func (a *Agent) ship(send site.SendSpec) error {
 	a.mu.Unlock()
 	started := a.now()
 	outcome := &shipment{send: send, started: started, pending: len(send.Receivers)}
-	header := StreamHeader{Source: a.options.Cluster, Dataset: send.TargetDataset, Snapshot: send.Snapshot, GUID: send.GUID}
 	for i, receiver := range send.Receivers {
+		header := StreamHeader{Source: a.options.Cluster, Dataset: send.TargetDataset, Snapshot: send.Snapshot,
+			GUID: send.GUID, Token: receiver.Token}
 		a.options.Transport.Ship(receiver, header, streams[i], func(bytes uint64, err error) {
 			a.mu.Lock()
 			defer a.mu.Unlock()

@@ -98,7 +98,10 @@ type Replica struct {
 	// ClonedInto is the fail-over member cloned from this replica; once set,
 	// no further stream of the superseded source is received.
 	ClonedInto chain.Ref
-	CreatedAt  time.Time
+	// Token authorises the source's streams: the receiving agents refuse a
+	// stream that does not present it.
+	Token     string
+	CreatedAt time.Time
 }
 
 // Dataset is the pool volume that receives the replica on each node.
@@ -108,6 +111,8 @@ func (r Replica) Dataset() string { return "rep-" + string(r.Source.Volume) }
 type Receiver struct {
 	Node    string
 	Address string // where its node agent accepts streams
+	// Token is presented with every stream (never logged).
+	Token string
 }
 
 // Pairing is a replication relationship of a local member, as stored.

@@ -32,11 +32,18 @@ func (s *Site) PrepareReceive(request ReceiveRequest) ([]Receiver, error) {
 		if r.Nodes, err = s.receivers(r); err != nil {
 			return nil, err
 		}
+		if s.config.NewToken != nil {
+			r.Token = s.config.NewToken()
+		}
 		if err := s.store.PutReplica(r); err != nil {
 			return nil, err
 		}
 	}
-	return s.addresses(r.Nodes)
+	receivers, err := s.addresses(r.Nodes)
+	for i := range receivers {
+		receivers[i].Token = r.Token
+	}
+	return receivers, err
 }
 
 // receivers places a replica, preferring the nodes of the chain's newest local

@@ -51,6 +51,10 @@ type Config struct {
 	ThinOvercommitPercent uint64
 	// NewVolumeID names new volumes: UUIDv4 in production, seeded in the simulation.
 	NewVolumeID func() chain.VolumeID
+	// NewToken mints the secret a sender presents with each stream of a
+	// replica: crypto/rand in production, seeded in the simulation. Nil
+	// leaves replicas without a token (tests that carry no streams).
+	NewToken func() string
 }
 
 // Site is the control plane of one site. It is not safe for concurrent use:

@@ -53,6 +53,8 @@ type ReplicaSpec struct {
 	// Open is false once the replica was failed over: a superseded source's
 	// streams are refused, its tail never enters this site.
 	Open bool
+	// Token is what the source's streams must present.
+	Token string
 }
 
 // SendSpec is a stream the node must ship to another site.
@@ -124,7 +126,8 @@ func (s *Site) Spec(node string) (NodeSpec, error) {
 	}
 	for _, r := range replicas {
 		if slices.Contains(r.Nodes, node) {
-			spec.Replicas = append(spec.Replicas, ReplicaSpec{Dataset: r.Dataset(), Source: r.Source, Open: r.ClonedInto.IsZero()})
+			spec.Replicas = append(spec.Replicas, ReplicaSpec{Dataset: r.Dataset(), Source: r.Source,
+				Open: r.ClonedInto.IsZero(), Token: r.Token})
 		}
 	}
 	return spec, nil

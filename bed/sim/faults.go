@@ -1,0 +1,87 @@
+package sim
+
+import (
+	"github.com/baton-dr/baton/node/agent"
+)
+
+// The bed's faults. Endpoints are scoped names: "site-a" covers the whole
+// site, "site-a/node-1" one node, "site-a/controller" the site's operator,
+// "hub" the hub.
+
+// Partition cuts the path from a to b (one-way), or both ways.
+func (w *World) Partition(a, b string, bothWays bool) {
+	if bothWays {
+		w.Net.PartitionBoth(a, b)
+	} else {
+		w.Net.Partition(a, b)
+	}
+	w.observe()
+}
+
+// Heal restores every path between a and b.
+func (w *World) Heal(a, b string) {
+	w.Net.Heal(a, b)
+	w.observe()
+}
+
+// HealAll restores every path.
+func (w *World) HealAll() {
+	w.Net.HealAll()
+	w.observe()
+}
+
+// observe lets every component that watches its links see the change now, so
+// the log shows a loss when it happened.
+func (w *World) observe() {
+	for _, s := range w.Sites {
+		if s.DRBD != nil {
+			s.DRBD.Observe()
+		}
+	}
+}
+
+// CrashNode stops a node as a power cut would: writes not yet synced are lost,
+// DRBD resources go down, the agent's memory (streams in flight) is gone.
+func (w *World) CrashNode(site, node string) {
+	n := w.Site(site).Node(node)
+	if !n.Up {
+		return
+	}
+	w.Sim.Logf("fault", "crash %s", n.Endpoint)
+	n.Up = false
+	n.Pool.Crash()
+	if d := n.site.DRBD; d != nil {
+		d.Crash(n.Name)
+	}
+}
+
+// RestartNode brings a crashed node back with a fresh agent: whatever it
+// adopts, it finds on its pool and in its DRBD metadata.
+func (w *World) RestartNode(site, node string) error {
+	n := w.Site(site).Node(node)
+	if n.Up {
+		return nil
+	}
+	w.Sim.Logf("fault", "restart %s", n.Endpoint)
+	if d := n.site.DRBD; d != nil {
+		d.Restart(n.Name)
+	}
+	fresh, err := agent.New(n.agentOptions())
+	if err != nil {
+		return err
+	}
+	n.Agent, n.Up = fresh, true
+	return nil
+}
+
+// CrashController stops a site's operator; its records (the CRDs) stay.
+func (w *World) CrashController(site string) {
+	w.Sim.Logf("fault", "crash %s/controller", site)
+	w.Site(site).ControllerUp = false
+}
+
+// RestartController brings a site's operator back over the same records.
+func (w *World) RestartController(site string) {
+	w.Sim.Logf("fault", "restart %s/controller", site)
+	w.Site(site).ControllerUp = true
+}
