@@ -84,9 +84,12 @@ type ResourceConfig struct {
 
 // PeerStatus is the view of one peer from a node.
 type PeerStatus struct {
-	Node           string
-	Connection     ConnectionState
-	Role           Role
+	Node       string
+	Connection ConnectionState
+	Role       Role // of a peer that is not Connected: Secondary (DRBD says Unknown)
+	// Disk of a peer that is not Connected is Outdated (DRBD says DUnknown): a
+	// copy this node cannot vouch for, which the core must not count as good.
+	// A peer configured without a disk is Diskless.
 	Disk           DiskState
 	OutOfSyncBytes uint64 // what a resync still has to copy to or from this peer
 }
@@ -105,8 +108,11 @@ type ResourceStatus struct {
 // (Up on an up resource, Down on a down one); refusals carry DRBD's own words.
 type Replicator interface {
 	// HasMetadata probes for DRBD metadata on the node's backing volume
-	// (`drbdadm dump-md`): existing metadata is adopted, never re-created.
-	HasMetadata(resource string) (bool, error)
+	// (`drbdadm dump-md`): existing metadata is adopted, never re-created. It
+	// takes the configuration because the probe reads the backing volume the
+	// configuration names, as drbdadm reads it from the resource file; a
+	// diskless node has no metadata.
+	HasMetadata(config ResourceConfig) (bool, error)
 	// CreateMetadata writes fresh metadata; over existing metadata it is ErrRefused.
 	CreateMetadata(config ResourceConfig) error
 	// Up attaches the backing volume and connects to the peers.
