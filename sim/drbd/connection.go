@@ -24,7 +24,63 @@ func (c *Cluster) observe(resource string) {
 		}
 	}
 	c.outdateWeak(ups)
+	c.reconcile(ups)
 	c.updateQuorum(resource)
+}
+
+// reconcile re-handshakes connections whose two sides hold different
+// generations once no Primary feeds either of them: a node outdated as weak
+// catches up from a peer that saw the Primary's writes, as DRBD 9's
+// reconciliation resync does after the Primary is lost.
+func (c *Cluster) reconcile(ups []*replica) {
+	for i, a := range ups {
+		for _, b := range ups[i+1:] {
+			conn, ok := c.conns[keyOf(a.config.Name, a.node, b.node)]
+			if !ok || conn.sync != nil || a.md == nil || b.md == nil || a.md.sb.current == b.md.sb.current {
+				continue
+			}
+			if c.fedByPrimary(a) || c.fedByPrimary(b) {
+				continue
+			}
+			c.logf("%s %s-%s: reconciliation: generations differ", a.config.Name, a.node, b.node)
+			c.rehandshake(a, b)
+		}
+	}
+}
+
+// fedByPrimary: r is Primary or Connected to one.
+func (c *Cluster) fedByPrimary(r *replica) bool {
+	if r.role == backend.Primary {
+		return true
+	}
+	for _, p := range c.connectedPeers(r) {
+		if p.role == backend.Primary {
+			return true
+		}
+	}
+	return false
+}
+
+// component is every replica r reaches through Connected links, r included,
+// by node name: DRBD 9 runs role changes as a two-phase commit across it.
+func (c *Cluster) component(r *replica) []*replica {
+	seen := map[string]bool{r.node: true}
+	queue := []*replica{r}
+	for i := 0; i < len(queue); i++ { // bounded: each node enters the queue once
+		for _, p := range c.connectedPeers(queue[i]) {
+			if !seen[p.node] {
+				seen[p.node] = true
+				queue = append(queue, p)
+			}
+		}
+	}
+	var out []*replica
+	for _, x := range c.upReplicas(r.config.Name) {
+		if seen[x.node] {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // outdateWeak applies DRBD 9's rule for a Secondary that cannot see a Primary

@@ -8,10 +8,15 @@
 // Replicator must write for the conformance suite (replicatortest) to hold:
 //
 //	net     { protocol C; }                       no allow-two-primaries
-//	disk    { fencing resource-only; }            a Secondary that leaves a
-//	                                              Primary gracefully is Outdated
+//	disk    { fencing resource-only; }            Options.Fencing (the default);
+//	                                              no fence-peer handler
 //	options { quorum majority; on-no-quorum io-error; }   when Options.Quorum
 //	after-sb-0pri/1pri/2pri disconnect            split brain is never resolved
+//
+// Where DRBD 8.4 and 9 differ, the simulation refuses what either refuses
+// (a Secondary's device cannot be opened, as on 8.4; new-current-uuid needs
+// every peer Connected or StandAlone, as on 8.4), and models 9's multi-node
+// behaviour where 8.4 has none (weak nodes, reconciliation, quorum).
 //
 // # Model
 //
@@ -35,6 +40,19 @@
 //     diskful node misses (DRBD 9's lazy rotation), on a forced promotion and
 //     on NewCurrentUUID; the old one becomes the bitmap UUID of the missing
 //     nodes and from then on their bitmaps collect the written blocks.
+//   - Roles: at most one Primary in a connected component (DRBD 9 commits a
+//     role change across the mesh); a Primary needs UpToDate data, its own or a
+//     Connected peer's (diskless, SyncTarget), unless forced. With fencing
+//     resource-only a Secondary that leaves a Primary gracefully is Outdated,
+//     and a node may be promoted only while every diskful peer is Connected or
+//     known Outdated (or, with quorum, while it has quorum); force overrides
+//     ("Forced into split brain situation!"). A promotion without every peer
+//     starts a new generation at once, as 8.4 does, so two nodes promoted
+//     apart are a split brain even if they never write.
+//   - A Secondary that cannot see the Primary while one of its peers can is
+//     weak and outdates itself; once no Primary feeds a connection whose two
+//     sides hold different generations, they re-handshake (DRBD 9's
+//     reconciliation resync).
 //   - Writes (protocol C): WriteAt returns after the bytes reached the local
 //     backing device and every Connected peer's; no simulated time passes.
 //     Reads come from the local backing device, or, for a block it does not

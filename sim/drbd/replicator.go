@@ -227,12 +227,12 @@ func (v *nodeView) Primary(resource string, force bool) error {
 	if r.role == backend.Primary {
 		return nil
 	}
-	peers := v.c.connectedPeers(r)
-	for _, p := range peers {
+	for _, p := range v.c.component(r) {
 		if p.role == backend.Primary {
 			return stateChangeFailed(backend.ErrRefused, resource, ssTwoPrimaries)
 		}
 	}
+	peers := v.c.connectedPeers(r)
 	if !v.c.hasQuorum(r) {
 		return stateChangeFailed(backend.ErrRefused, resource, ssNoQuorum)
 	}

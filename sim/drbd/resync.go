@@ -133,6 +133,14 @@ func (c *Cluster) finishResync(conn *connection, source, target *replica) {
 	resource := source.config.Name
 	conn.sync = nil
 	c.logf("%s %s->%s: resync done: repl( SyncSource/SyncTarget -> Established )", resource, source.node, target.node)
+	// A source that kept taking writes the target missed (a weak target) moved
+	// on to a new generation meanwhile; the resync copied those blocks too.
+	if target.md.sb.current != source.md.sb.current {
+		target.md.pushHistory(target.md.sb.current)
+		target.md.sb.current = source.md.sb.current
+	}
+	delete(source.md.bitmapUUID, target.node)
+	delete(target.md.bitmapUUID, source.node)
 	for _, peer := range target.diskfulPeers() {
 		if peer == source.node || c.connected(target, peer) {
 			continue
