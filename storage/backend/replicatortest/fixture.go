@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"strings"
 	"testing"
 
@@ -34,11 +35,7 @@ func newFixture(t *testing.T, newSite func(t *testing.T, nodes int) Site, n int)
 	}
 	nodes = nodes[:n]
 	f := &fixture{t: t, site: site, nodes: nodes}
-	// A name per test keeps resources of a reused real site apart.
-	name := "rt-" + strings.ToLower(strings.NewReplacer("/", "-", "_", "-").Replace(t.Name()))
-	if len(name) > 40 {
-		name = name[:40]
-	}
+	name := resourceName(t.Name())
 	f.config = backend.ResourceConfig{Name: name, Minor: 1000, Port: 7000}
 	for i, node := range nodes {
 		f.r = append(f.r, site.Replicator(node))
@@ -54,6 +51,21 @@ func newFixture(t *testing.T, newSite func(t *testing.T, nodes int) Site, n int)
 		}
 	})
 	return f
+}
+
+// resourceName is a DRBD resource (and volume) name of its own for each test,
+// so that the tests of a reused real site never meet: a readable prefix and a
+// hash of the whole test name.
+func resourceName(test string) string {
+	h := fnv.New32a()
+	h.Write([]byte(test))
+	readable := ""
+	for _, part := range strings.Split(test, "/") {
+		if strings.Trim(part, "0123456789") != "" {
+			readable = strings.ToLower(strings.ReplaceAll(part, "_", "-"))
+		}
+	}
+	return fmt.Sprintf("rt-%.24s-%08x", readable, h.Sum32())
 }
 
 // start brings fresh replicas up as baton does: create-md, up, and once all

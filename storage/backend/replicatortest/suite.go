@@ -8,8 +8,9 @@ import (
 )
 
 // Run runs the conformance suite. newSite builds (or resets) a site of at
-// least the given number of nodes for one test; each test brings up its own
-// resource and downs it at cleanup.
+// least the given number of nodes for one test, or skips the test when it
+// cannot (DRBD 8.4 replicates between two nodes only); each test brings up a
+// resource and volumes named after itself and downs the resource at cleanup.
 func Run(t *testing.T, newSite func(t *testing.T, nodes int) Site) {
 	tests := []struct {
 		name string
