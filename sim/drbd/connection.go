@@ -92,19 +92,26 @@ func (c *Cluster) outdateWeak(ups []*replica) {
 		if r.md == nil || r.role == backend.Primary || r.md.sb.disk != backend.UpToDate {
 			continue
 		}
-		for _, p := range ups {
-			if p.role != backend.Primary || c.connected(r, p.node) {
-				continue
-			}
-			for _, q := range c.connectedPeers(r) {
-				if c.connected(q, p.node) {
-					c.logf("%s %s: weak: %s reaches Primary %s, this node does not", r.config.Name, r.node, q.node, p.node)
-					c.setDisk(r, backend.Outdated)
-					break
-				}
+		if via, primary, weak := c.weakness(r, ups); weak {
+			c.logf("%s %s: weak: %s reaches Primary %s, this node does not", r.config.Name, r.node, via, primary)
+			c.setDisk(r, backend.Outdated)
+		}
+	}
+}
+
+// weakness finds a Connected peer of r that reaches a Primary r does not.
+func (c *Cluster) weakness(r *replica, ups []*replica) (via, primary string, weak bool) {
+	for _, p := range ups {
+		if p.role != backend.Primary || c.connected(r, p.node) {
+			continue
+		}
+		for _, q := range c.connectedPeers(r) {
+			if c.connected(q, p.node) {
+				return q.node, p.node, true
 			}
 		}
 	}
+	return "", "", false
 }
 
 // canConnect: both want the connection, agree on it, and reach each other.
