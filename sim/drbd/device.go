@@ -1,0 +1,262 @@
+package drbd
+
+import (
+	"io"
+
+	"github.com/baton-dr/baton/storage/backend"
+)
+
+// device is an open DRBD device (/dev/drbdN) on a Primary.
+type device struct {
+	c      *Cluster
+	r      *replica
+	closed bool
+}
+
+var _ backend.Device = (*device)(nil)
+
+func (d *device) check() error {
+	if d.closed {
+		return backend.Refusal(backend.ErrInvalid, "drbd", "/dev/drbd%d: file already closed", d.r.config.Minor)
+	}
+	if d.r.down {
+		return nodeDown(d.r.node)
+	}
+	return nil
+}
+
+func (d *device) ioError(format string, args ...any) error {
+	return backend.Refusal(backend.ErrRefused, "drbd", "/dev/drbd%d: Input/output error: "+format,
+		append([]any{d.r.config.Minor}, args...)...)
+}
+
+// sizeBytes is the device's size: the local volume's usable part, or, for a
+// diskless node, the size of the data it reaches.
+func (d *device) sizeBytes() uint64 {
+	if d.r.md != nil {
+		return d.r.usableBytes
+	}
+	for _, p := range d.c.connectedPeers(d.r) {
+		if p.disk() == backend.UpToDate {
+			return p.usableBytes
+		}
+	}
+	return 0
+}
+
+func (d *device) ReadAt(p []byte, offset int64) (int, error) {
+	if err := d.check(); err != nil {
+		return 0, err
+	}
+	d.c.observe(d.r.config.Name)
+	size := d.sizeBytes()
+	if offset < 0 {
+		return 0, backend.Refusal(backend.ErrInvalid, "drbd", "/dev/drbd%d: negative offset", d.r.config.Minor)
+	}
+	if uint64(offset) >= size {
+		return 0, io.EOF
+	}
+	n := int(min(uint64(len(p)), size-uint64(offset)))
+	if err := d.read(p[:n], offset); err != nil {
+		return 0, err
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// read serves a block from the local volume when it holds that block's
+// current data, otherwise from a Connected UpToDate peer.
+func (d *device) read(p []byte, offset int64) error {
+	if d.r.disk() == backend.UpToDate {
+		_, err := d.r.backing.ReadAt(p, offset)
+		return err
+	}
+	for done := 0; done < len(p); { // bounded: each pass advances by at least one byte
+		at := uint64(offset) + uint64(done)
+		block := at / blockBytes
+		n := int(min(uint64(len(p)-done), (block+1)*blockBytes-at))
+		source := d.c.readSource(d.r, block)
+		if source == nil {
+			return d.ioError("neither local nor remote data, sector %d", at/512)
+		}
+		if _, err := source.backing.ReadAt(p[done:done+n], int64(at)); err != nil {
+			return err
+		}
+		done += n
+	}
+	return nil
+}
+
+func (c *Cluster) readSource(r *replica, block uint64) *replica {
+	if sync := c.syncTargetOf(r); sync != nil && !r.md.bitmapFor(sync.source).has(block) {
+		return r
+	}
+	for _, p := range c.connectedPeers(r) {
+		if p.disk() == backend.UpToDate {
+			return p
+		}
+	}
+	return nil
+}
+
+// WriteAt is a protocol C write: it returns once the bytes reached the local
+// volume and every Connected peer's. The diskful nodes that miss it get the
+// blocks in the bitmaps of those that have it.
+func (d *device) WriteAt(p []byte, offset int64) (int, error) {
+	if err := d.check(); err != nil {
+		return 0, err
+	}
+	r := d.r
+	d.c.observe(r.config.Name)
+	if !d.c.hasQuorum(r) {
+		return 0, d.ioError("no quorum (on-no-quorum io-error)")
+	}
+	if offset < 0 || uint64(offset)+uint64(len(p)) > d.sizeBytes() {
+		return 0, d.ioError("write of %d bytes at %d beyond the end of the device (%d bytes)", len(p), offset, d.sizeBytes())
+	}
+	receivers := d.c.receivers(r)
+	if len(receivers) == 0 {
+		return 0, d.ioError("neither local nor remote disk")
+	}
+	missing := missingNodes(r, receivers)
+	d.c.rotateForMissing(receivers, missing)
+	for _, x := range receivers {
+		if _, err := x.backing.WriteAt(p, offset); err != nil {
+			return 0, err
+		}
+		if x != r {
+			d.c.stats.ReplicatedBytes += uint64(len(p))
+		}
+	}
+	d.c.recordWrite(r, receivers, missing, offset, len(p))
+	return len(p), nil
+}
+
+// receivers are the diskful replicas a write from r reaches: r itself and its
+// Connected peers, by node name.
+func (c *Cluster) receivers(r *replica) []*replica {
+	var out []*replica
+	if r.md != nil {
+		out = append(out, r)
+	}
+	for _, p := range c.connectedPeers(r) {
+		if p.md != nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// missingNodes are the configured diskful nodes a write does not reach.
+func missingNodes(r *replica, receivers []*replica) []string {
+	var out []string
+	for _, n := range r.config.Nodes {
+		if n.Volume == "" {
+			continue
+		}
+		got := false
+		for _, x := range receivers {
+			got = got || x.node == n.Node
+		}
+		if !got {
+			out = append(out, n.Node)
+		}
+	}
+	return out
+}
+
+// recordWrite does the bookkeeping of a write: bitmaps of the nodes that
+// missed it, the writer's transfer log toward each peer, every receiver's
+// unflushed blocks, and resyncs that the write made unnecessary for blocks
+// it covered whole.
+func (c *Cluster) recordWrite(r *replica, receivers []*replica, missing []string, offset int64, length int) {
+	first, n := blockSpan(offset, length)
+	for _, x := range receivers {
+		x.md.markMissing(first, n, missing)
+		x.md.unsynced.setRange(first, n)
+		if r.md != nil && x != r {
+			r.tlFor(x.node).setRange(first, n)
+		}
+	}
+	coveredFirst, coveredN := coveredSpan(offset, length)
+	if coveredN == 0 {
+		return
+	}
+	for i, x := range receivers {
+		for _, y := range receivers[i+1:] {
+			conn := c.conns[keyOf(r.config.Name, x.node, y.node)]
+			if conn == nil || conn.sync == nil {
+				continue
+			}
+			for block := coveredFirst; block < coveredFirst+coveredN; block++ {
+				x.md.bitmapFor(y.node).clear(block)
+				y.md.bitmapFor(x.node).clear(block)
+			}
+		}
+	}
+}
+
+// rotateForMissing starts a new data generation on the holders of a write
+// when a diskful node misses it and was not missing writes before.
+func (c *Cluster) rotateForMissing(holders []*replica, missing []string) {
+	need := false
+	for _, h := range holders {
+		for _, m := range missing {
+			need = need || (h.md.bitmapUUID[m] == 0 && h.md.sb.current != 0)
+		}
+	}
+	if !need {
+		return
+	}
+	for _, h := range holders[1:] {
+		if h.md.sb.current != holders[0].md.sb.current {
+			panic("drbd: " + h.config.Name + ": connected holders of a write disagree on the generation")
+		}
+	}
+	uuid := c.mint.next()
+	for _, h := range holders {
+		h.md.rotate(uuid, missing)
+		c.writeSuperblock(h)
+	}
+	c.logf("%s: new current UUID %016X on %s: %v miss writes", holders[0].config.Name, uuid, nodeNames(holders), missing)
+}
+
+func nodeNames(rs []*replica) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.node
+	}
+	return out
+}
+
+// Sync is a flush: DRBD forwards it to every peer, so the data is on stable
+// storage wherever it was written, and the transfer log is acknowledged.
+func (d *device) Sync() error {
+	if err := d.check(); err != nil {
+		return err
+	}
+	d.c.observe(d.r.config.Name)
+	for _, x := range d.c.receivers(d.r) {
+		if err := x.backing.Sync(); err != nil {
+			return err
+		}
+		x.md.unsynced.reset()
+	}
+	for _, peer := range sortedKeys(d.r.tl) {
+		d.r.tl[peer].reset()
+	}
+	return nil
+}
+
+func (d *device) Close() error {
+	if d.closed {
+		return backend.Refusal(backend.ErrInvalid, "drbd", "/dev/drbd%d: file already closed", d.r.config.Minor)
+	}
+	d.closed = true
+	if !d.r.down {
+		d.r.opens--
+	}
+	return nil
+}
