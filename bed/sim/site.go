@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/baton-dr/baton/node/agent"
+	"github.com/baton-dr/baton/sim/drbd"
 	simzfs "github.com/baton-dr/baton/sim/zfs"
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
@@ -59,16 +60,25 @@ func newSite(w *World, name string, cluster chain.ClusterID) (*Site, error) {
 		return nil, err
 	}
 	s.Control = control
+	var fabric []drbd.NodeOptions
 	for i := 1; i <= w.options.NodesPerSite; i++ {
 		n := &Node{Name: fmt.Sprintf("node-%d", i), Up: true, site: s}
 		n.Endpoint = name + "/" + n.Name
 		n.Pool = simzfs.New(simzfs.Options{Name: "tank", SizeBytes: w.options.PoolBytes,
 			Seed: w.Sim.Rand("guids/" + n.Endpoint).Uint64()})
+		fabric = append(fabric, drbd.NodeOptions{Name: n.Name, Open: n.Pool.Open})
+		s.Nodes = append(s.Nodes, n)
+	}
+	if !w.options.WithoutDRBD {
+		if s.DRBD, err = drbd.New(drbd.Options{Site: name, Nodes: fabric, Scheduler: w.Sim, Links: links{site: s}}); err != nil {
+			return nil, err
+		}
+	}
+	for _, n := range s.Nodes {
 		n.Agent, err = agent.New(n.agentOptions())
 		if err != nil {
 			return nil, err
 		}
-		s.Nodes = append(s.Nodes, n)
 		usage, _ := n.Pool.Usage()
 		if err := control.Report(site.NodeStatus{Node: n.Name, Address: n.Endpoint, Usage: usage}); err != nil {
 			return nil, err
@@ -142,5 +152,16 @@ func (s *Site) Device(ref chain.Ref) (backend.Device, error) {
 	if v.Primary == "" {
 		return nil, fmt.Errorf("%s has no primary (it is %s)", ref, v.State)
 	}
+	if s.DRBD != nil {
+		return s.DRBD.Node(v.Primary).Open(v.Dataset())
+	}
 	return s.Node(v.Primary).Pool.Open(v.Dataset())
+}
+
+// links tells DRBD which of a site's nodes reach each other.
+type links struct{ site *Site }
+
+func (l links) Reachable(from, to string) bool {
+	a, b := l.site.Node(from), l.site.Node(to)
+	return a.Up && b.Up && l.site.world.Net.Reachable(a.Endpoint, b.Endpoint)
 }

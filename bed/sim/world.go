@@ -24,7 +24,10 @@ type Options struct {
 	ReplicationInterval time.Duration
 	// SiteLink is the link between the sites; default 20 ms, 100 MB/s.
 	SiteLink network.LinkOptions
-	World    []simworld.Option
+	// WithoutDRBD runs one replica per volume on the pool's own device, as the
+	// btrfs mode does on hosts without DRBD.
+	WithoutDRBD bool
+	World       []simworld.Option
 }
 
 func (o Options) withDefaults() Options {
@@ -64,7 +67,10 @@ var SiteNames = []string{"site-a", "site-b"}
 // New assembles a world and starts its loops.
 func New(options Options) (*World, error) {
 	options = options.withDefaults()
-	worldOptions := append([]simworld.Option{simworld.WithScenario(options.Scenario)}, options.World...)
+	worldOptions := options.World
+	if options.Scenario != "" {
+		worldOptions = append([]simworld.Option{simworld.WithScenario(options.Scenario)}, worldOptions...)
+	}
 	w := &World{options: options, Sim: simworld.NewWorld(options.Seed, worldOptions...), checker: chain.NewChecker()}
 	w.Net = network.New(w.Sim, network.LinkOptions{Latency: 200 * time.Microsecond})
 	w.Net.SetLinkBoth(SiteNames[0], SiteNames[1], options.SiteLink)

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	bedsim "github.com/baton-dr/baton/bed/sim"
+	"github.com/baton-dr/baton/sim/drbd"
+	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storage/site"
 )
@@ -60,7 +62,7 @@ func TestDataCrossesSitesAndSurvivesAFailover(t *testing.T) {
 	w := newWorld(t, 1)
 	a, b := w.Site("site-a"), w.Site("site-b")
 	v, err := a.Control.CreateVolume(site.CreateRequest{Name: "pvc-db",
-		Shape: site.Shape{SizeBytes: 1 << 30, PlaceCount: 1, VolumeMode: site.Block}})
+		Shape: site.Shape{SizeBytes: 1 << 30, PlaceCount: 2, VolumeMode: site.Block}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,3 +118,60 @@ func TestTheSameSeedReplaysTheSameRun(t *testing.T) {
 		t.Fatalf("seed 7 gave %s then %s", first, second)
 	}
 }
+
+// TestDRBDReplicatesInsideASiteAndClonesStartInSync checks the in-site data
+// path: a write acknowledged on the primary is on the secondary's pool
+// (protocol C), and a fail-over clone made on two nodes from the same received
+// snapshot starts UpToDate on both without resyncing a byte.
+func TestDRBDReplicatesInsideASiteAndClonesStartInSync(t *testing.T) {
+	w := newWorld(t, 3)
+	a, b := w.Site("site-a"), w.Site("site-b")
+	v, err := a.Control.CreateVolume(site.CreateRequest{Name: "pvc-db",
+		Shape: site.Shape{SizeBytes: 256 << 20, PlaceCount: 2, VolumeMode: site.Block}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Run(10 * time.Second)
+	write(t, w, a, v.Ref, 0, 'x')
+	v, _ = a.Control.Volume(v.Ref)
+	for _, r := range v.Allocation.Replicas {
+		d, err := a.Node(r.Node).Pool.Open(v.Dataset())
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 1)
+		d.ReadAt(buf, 0)
+		d.Close()
+		if buf[0] != 'x' {
+			t.Errorf("%s's pool holds %q at 0, want 'x' once the primary acknowledged it", r.Node, buf[0])
+		}
+	}
+	if _, err := a.Control.Enable(v.Ref, b.Cluster); err != nil {
+		t.Fatal(err)
+	}
+	w.Run(2 * time.Minute)
+	resyncedBefore := b.DRBD.(interface{ Stats() drbdStats }).Stats().ResyncedBytes
+	clone, err := b.Control.Failover(v.Ref, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Run(10 * time.Second)
+	clone, _ = b.Control.Volume(clone.Ref)
+	if len(clone.Allocation.Replicas) != 2 {
+		t.Fatalf("clone placed on %v, want both nodes that received the snapshot", clone.Allocation.Replicas)
+	}
+	for _, r := range clone.Allocation.Replicas {
+		st, err := b.DRBD.Node(r.Node).Status(clone.Dataset())
+		if err != nil || st.Disk != backend.UpToDate {
+			t.Errorf("clone on %s: %+v %v, want UpToDate", r.Node, st, err)
+		}
+	}
+	if got := read(t, b, clone.Ref, 0); got != 'x' {
+		t.Errorf("clone holds %q, want 'x'", got)
+	}
+	if resynced := b.DRBD.(interface{ Stats() drbdStats }).Stats().ResyncedBytes - resyncedBefore; resynced != 0 {
+		t.Errorf("identical clones resynced %d bytes, want none", resynced)
+	}
+}
+
+type drbdStats = drbd.Stats

@@ -100,38 +100,51 @@ func (a *Agent) ensureDataset(v site.VolumeSpec) error {
 }
 
 // ensureReplication brings the DRBD resource up (adopting metadata that
-// exists), or down for a tombstone, and sets the role.
+// exists), or down for a tombstone, starts a new volume's identical replicas
+// without an initial sync, and sets the role.
 func (a *Agent) ensureReplication(v site.VolumeSpec) error {
 	drbd := a.options.Replicator
 	if drbd == nil {
 		return nil
 	}
 	if !v.Up {
-		return drbd.Down(v.Resource.Name)
+		err := drbd.Down(v.Resource.Name)
+		if errors.Is(err, backend.ErrNotFound) {
+			return nil
+		}
+		return err
 	}
 	has, err := drbd.HasMetadata(v.Resource)
 	if err != nil {
 		return err
 	}
-	fresh := false
 	if !has {
 		if err := drbd.CreateMetadata(v.Resource); err != nil {
 			return fmt.Errorf("failed to create DRBD metadata for %s: %w", v.Resource.Name, err)
 		}
-		fresh = true
 	}
 	if err := drbd.Up(v.Resource); err != nil {
 		return fmt.Errorf("failed to bring %s up: %w", v.Resource.Name, err)
 	}
-	if fresh && !v.Initialized && v.Role == backend.Primary {
-		// Every replica of a new, empty volume is identical (zeros): no initial sync.
-		if err := drbd.NewCurrentUUID(v.Resource.Name, true); err != nil {
-			return err
-		}
-	}
 	status, err := drbd.Status(v.Resource.Name)
 	if err != nil {
 		return err
+	}
+	if !v.Initialized && a.startsFresh(v.Resource, status) {
+		// Every replica of a new volume holds zeros: identical, so none needs an
+		// initial sync. A lone replica is simply declared good by a forced
+		// promotion, as drbdadm's own "primary --force" does for a first start.
+		if len(v.Resource.Nodes) == 1 {
+			err = drbd.Primary(v.Resource.Name, true)
+		} else {
+			err = drbd.NewCurrentUUID(v.Resource.Name, true)
+		}
+		if err != nil {
+			return err
+		}
+		if status, err = drbd.Status(v.Resource.Name); err != nil {
+			return err
+		}
 	}
 	switch {
 	case v.Role == backend.Primary && status.Role != backend.Primary:
@@ -140,6 +153,21 @@ func (a *Agent) ensureReplication(v site.VolumeSpec) error {
 		return drbd.Secondary(v.Resource.Name)
 	}
 	return nil
+}
+
+// startsFresh reports whether this node should start a new resource: all its
+// replicas are up, connected and Inconsistent, and this node has the lowest
+// node-id, so exactly one node does it.
+func (a *Agent) startsFresh(config backend.ResourceConfig, status backend.ResourceStatus) bool {
+	if status.Disk != backend.Inconsistent || len(config.Nodes) == 0 || config.Nodes[0].Node != a.options.Node {
+		return false
+	}
+	for _, p := range status.Peers {
+		if p.Connection != backend.Connected || p.Disk != backend.Inconsistent {
+			return false
+		}
+	}
+	return len(status.Peers) == len(config.Nodes)-1
 }
 
 func (a *Agent) destroy(dataset string) error {
@@ -254,6 +282,14 @@ func (a *Agent) status() site.NodeStatus {
 			d.Snapshots = append(d.Snapshots, site.SnapshotInfo{Name: s.Name, GUID: s.GUID})
 		}
 		status.Datasets = append(status.Datasets, d)
+	}
+	if drbd := a.options.Replicator; drbd != nil {
+		status.Resources = []backend.ResourceStatus{}
+		for _, v := range a.spec.Volumes {
+			if r, err := drbd.Status(v.Resource.Name); err == nil {
+				status.Resources = append(status.Resources, r)
+			}
+		}
 	}
 	a.mu.Lock()
 	status.Sent, a.finished = a.finished, nil

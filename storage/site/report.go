@@ -17,6 +17,9 @@ type NodeStatus struct {
 	Usage    backend.Usage
 	Datasets []DatasetStatus // every dataset of the pool, sorted by name
 	Sent     []SendResult    // streams finished since the last report
+	// Resources are the DRBD resources of the node; nil where there is no
+	// DRBD (one replica per volume).
+	Resources []backend.ResourceStatus
 	// Errors lists what the agent could not do, in its own words.
 	Errors []string
 }
@@ -50,7 +53,7 @@ func (s *Site) Report(status NodeStatus) error {
 	for _, d := range status.Datasets {
 		datasets[d.Name] = d
 	}
-	if err := s.reportVolumes(status.Node, datasets); err != nil {
+	if err := s.reportVolumes(status.Node, datasets, status.Resources); err != nil {
 		return err
 	}
 	if err := s.reportReplicas(status.Node, datasets); err != nil {
@@ -77,7 +80,7 @@ func (s *Site) reportNode(status NodeStatus) error {
 
 // reportVolumes records the snapshots of the members homed on the node, feeds
 // them to their pairings, and finishes deletions.
-func (s *Site) reportVolumes(node string, datasets map[string]DatasetStatus) error {
+func (s *Site) reportVolumes(node string, datasets map[string]DatasetStatus, resources []backend.ResourceStatus) error {
 	volumes, err := s.store.Volumes()
 	if err != nil {
 		return err
@@ -97,9 +100,14 @@ func (s *Site) reportVolumes(node string, datasets map[string]DatasetStatus) err
 				return err
 			}
 		}
+		if !v.Initialized && onNode && present && holdsData(v, resources) {
+			v.Initialized = true
+			if err := s.store.PutVolume(v); err != nil {
+				return err
+			}
+		}
 		if v.Home == node && present && !v.Deleting {
 			v.Snapshots = slices.Clone(d.Snapshots)
-			v.Initialized = true
 			if err := s.store.PutVolume(v); err != nil {
 				return err
 			}
@@ -109,6 +117,20 @@ func (s *Site) reportVolumes(node string, datasets map[string]DatasetStatus) err
 		}
 	}
 	return nil
+}
+
+// holdsData reports whether a node's report shows the volume's data in place:
+// its DRBD replica UpToDate, or, without DRBD, the dataset itself.
+func holdsData(v Volume, resources []backend.ResourceStatus) bool {
+	if resources == nil {
+		return true
+	}
+	for _, r := range resources {
+		if r.Name == v.Dataset() && r.Disk == backend.UpToDate {
+			return true
+		}
+	}
+	return false
 }
 
 // taken tells a pairing that its ordered snapshot exists.

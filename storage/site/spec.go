@@ -29,8 +29,10 @@ type VolumeSpec struct {
 	// Origin, when set, is where a missing dataset comes from: a clone of a
 	// received snapshot, never an empty volume.
 	Origin Origin
-	// Initialized: the volume holds data, so DRBD metadata that is missing
-	// on a node means a new replica that syncs from its peers.
+	// Initialized: the volume holds data. Until then the replicas of a new
+	// volume are identical (all zeros) and DRBD starts them without an initial
+	// sync; afterwards missing metadata on a node means a new replica that
+	// syncs from its peers.
 	Initialized bool
 	// MustExist: this node held the dataset before. Not finding it is an
 	// error to report, never a reason to create an empty one.
