@@ -88,7 +88,13 @@ func (a *Agent) ensureDataset(v site.VolumeSpec) error {
 	case v.MustExist:
 		return fmt.Errorf("volume %s held data on %s and is gone: refusing to provision it empty", v.Dataset, a.options.Node)
 	case v.Origin.Dataset != "":
-		if err := pool.Clone(v.Origin.Dataset, v.Origin.Snapshot, v.Dataset); err != nil {
+		err := pool.Clone(v.Origin.Dataset, v.Origin.Snapshot, v.Dataset)
+		if errors.Is(err, backend.ErrNotFound) && a.options.Replicator != nil {
+			// This node missed the snapshot the clone starts from: it joins as
+			// an empty replica and DRBD syncs it from the nodes that have it.
+			return pool.CreateVolume(v.Dataset, v.SizeBytes, v.Provisioning)
+		}
+		if err != nil {
 			return fmt.Errorf("failed to clone %s@%s into %s: %w", v.Origin.Dataset, v.Origin.Snapshot, v.Dataset, err)
 		}
 		if info, err := pool.Volume(v.Dataset); err == nil && info.SizeBytes < v.SizeBytes {
