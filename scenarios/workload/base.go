@@ -28,7 +28,8 @@ type base struct {
 	name    string
 	rng     *rand.Rand
 	models  []volumeModel
-	stopped error // the error that stopped the model; nil while it runs
+	stopped error     // the error that stopped the model; nil while it runs
+	last    time.Time // the last step's time: steps never go back in time
 }
 
 // Name is the instance's name.
@@ -124,7 +125,11 @@ func (b *base) Changes(volume string, afterSeq uint64) (ChangeStats, error) {
 
 // step runs one operation and measures it from the histories: the writes and
 // Syncs it issued, and whether it was acknowledged.
-func (b *base) step(devices Devices, operation func() (string, error)) (StepResult, error) {
+func (b *base) step(now time.Time, devices Devices, operation func() (string, error)) (StepResult, error) {
+	if now.Before(b.last) {
+		panic(fmt.Sprintf("workload: %s stepped at %s, before its last step at %s", b.name, now, b.last))
+	}
+	b.last = now
 	if err := b.begin(devices); err != nil {
 		return StepResult{}, err
 	}

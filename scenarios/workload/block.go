@@ -166,19 +166,22 @@ func decodeBlock(buf []byte) (header, blockState) {
 	if !bytes.Equal(buf[0:8], blockMagic[:]) {
 		return header{}, blockGarbage
 	}
-	var h header
-	h.checksum = binary.LittleEndian.Uint32(buf[offsetChecksum:])
+	// The fields are decoded even when the checksum fails: they say which
+	// write the damaged block claims to be, for the report.
+	h := header{
+		kind:     BlockKind(buf[offsetKind]),
+		seq:      binary.LittleEndian.Uint64(buf[offsetSeq:]),
+		block:    binary.LittleEndian.Uint64(buf[offsetBlock:]),
+		checksum: binary.LittleEndian.Uint32(buf[offsetChecksum:]),
+	}
+	copy(h.workload[:], buf[offsetWorkload:offsetWorkload+nameSizeBytes])
+	copy(h.volume[:], buf[offsetVolume:offsetVolume+nameSizeBytes])
 	binary.LittleEndian.PutUint32(buf[offsetChecksum:], 0)
 	sum := crc32.Checksum(buf, castagnoli)
 	binary.LittleEndian.PutUint32(buf[offsetChecksum:], h.checksum)
 	if sum != h.checksum {
 		return h, blockChecksum
 	}
-	h.kind = BlockKind(buf[offsetKind])
-	h.seq = binary.LittleEndian.Uint64(buf[offsetSeq:])
-	h.block = binary.LittleEndian.Uint64(buf[offsetBlock:])
-	copy(h.workload[:], buf[offsetWorkload:offsetWorkload+nameSizeBytes])
-	copy(h.volume[:], buf[offsetVolume:offsetVolume+nameSizeBytes])
 	return h, blockValid
 }
 

@@ -37,7 +37,7 @@ func NewGitea(name string, rng *rand.Rand, opts ...Option) *Gitea {
 
 // Step runs one request.
 func (g *Gitea) Step(now time.Time, devices Devices) (StepResult, error) {
-	return g.step(devices, func() (string, error) {
+	return g.step(now, devices, func() (string, error) {
 		if g.rng.IntN(2) == 0 {
 			return g.db.commit(now, devices[GiteaDatabase])
 		}

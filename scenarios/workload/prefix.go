@@ -80,7 +80,8 @@ func (h *history) observe(dev backend.Device, block uint64, r *reporter) (observ
 		r.add(Foreign, block, expected, "non-zero bytes without a workload header")
 		return observation{}, false
 	case blockChecksum:
-		r.add(Checksum, block, fmt.Sprintf("checksum %#08x in the header", hdr.checksum), "bytes that do not match it")
+		r.add(Checksum, block, fmt.Sprintf("bytes matching the header's checksum %#08x", hdr.checksum),
+			fmt.Sprintf("a block claiming to be write #%d whose bytes do not match it", hdr.seq))
 		return observation{}, false
 	}
 	if hdr.workload != h.workload || hdr.volume != h.volume {
@@ -109,11 +110,12 @@ func (h *history) observe(dev backend.Device, block uint64, r *reporter) (observ
 // reportTorn explains why a block does not fit the chosen prefix.
 func (h *history) reportTorn(o observation, cut int, prefix Prefix, r *reporter) {
 	expected := h.describe(h.lastBefore(o.block, cut))
-	if cut < o.lo {
-		r.add(Torn, o.block, expected, fmt.Sprintf("%s, later than the prefix the other blocks hold (through write #%d)", h.describe(o.found), prefix.Seq))
-		return
+	relation := "later"
+	if cut > o.hi {
+		relation = "older"
 	}
-	r.add(Torn, o.block, expected, fmt.Sprintf("%s, older: the later write is missing from the prefix through write #%d", h.describe(o.found), prefix.Seq))
+	r.add(Torn, o.block, expected, fmt.Sprintf("%s, %s than the prefix the other blocks hold (through write #%d)",
+		h.describe(o.found), relation, prefix.Seq))
 }
 
 // count is the number of current-history writes before a cut.

@@ -120,12 +120,12 @@ func TestRepeatedFailoversKeepVerifying(t *testing.T) {
 func TestResumeRefusesAnotherWorkloadsVerdict(t *testing.T) {
 	one, other := NewWordPress("one", pcg(1)), NewWordPress("other", pcg(1))
 	s := newSite(one)
-	run(t, one, s, epoch, 3)
-	if err := other.Resume(one.Verify(s.devices(), epoch)); !errors.Is(err, ErrStaleVerdict) {
+	now := run(t, one, s, epoch, 3)
+	if err := other.Resume(one.Verify(s.devices(), now)); !errors.Is(err, ErrStaleVerdict) {
 		t.Fatalf("resume with another workload's verdict: %v", err)
 	}
-	v := one.Verify(s.devices(), epoch)
-	run(t, one, s, epoch, 1)
+	v := one.Verify(s.devices(), now)
+	run(t, one, s, now, 1)
 	if err := one.Resume(v); !errors.Is(err, ErrStaleVerdict) {
 		t.Fatalf("resume with a verdict older than the last step: %v", err)
 	}
@@ -195,6 +195,18 @@ func equalResults(a, b []StepResult) bool {
 		}
 	}
 	return true
+}
+
+func TestStepBackInTimePanics(t *testing.T) {
+	w := NewWordPress("wordpress", pcg(1))
+	s := newSite(w)
+	run(t, w, s, epoch.Add(time.Minute), 1)
+	defer func() {
+		if recover() == nil {
+			t.Fatal("a step back in time was accepted")
+		}
+	}()
+	_, _ = w.Step(epoch, s.devices())
 }
 
 func TestStepRefusesWithoutItsDevices(t *testing.T) {

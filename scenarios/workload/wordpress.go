@@ -37,7 +37,7 @@ func NewWordPress(name string, rng *rand.Rand, opts ...Option) *WordPress {
 
 // Step runs one request.
 func (w *WordPress) Step(now time.Time, devices Devices) (StepResult, error) {
-	return w.step(devices, func() (string, error) {
+	return w.step(now, devices, func() (string, error) {
 		if w.rng.IntN(4) != 0 {
 			return w.db.commit(now, devices[WordPressDatabase])
 		}

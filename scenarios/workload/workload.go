@@ -16,8 +16,9 @@ type Workload interface {
 	// Volumes are the volumes the workload needs, in a fixed order.
 	Volumes() []VolumeSpec
 	// Step performs one application operation (a transaction, an upload, a
-	// push) at the given time. A write or Sync error stops the model: the step
-	// is not acknowledged and later steps return ErrStopped until Resume.
+	// push) at the given time, which never goes back. A write or Sync error
+	// stops the model: the step is not acknowledged and later steps return
+	// ErrStopped until Resume.
 	Step(now time.Time, devices Devices) (StepResult, error)
 	// Verify reads what the devices hold and reports, per volume, the prefix of
 	// the history they hold, the violations, and the acknowledged writes lost.
