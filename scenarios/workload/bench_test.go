@@ -10,7 +10,8 @@ import (
 func BenchmarkStep(b *testing.B) {
 	for _, m := range models {
 		b.Run(m.name, func(b *testing.B) {
-			w := m.make(50)
+			// A repository as large as the benchmark needs: the device is sparse.
+			w := m.make(50, WithRepository(RepositoryLayout{ObjectBlocks: 1 << 26, Refs: DefaultRepositoryLayout().Refs}))
 			s := newSite(w)
 			now, writes := epoch, 0
 			for b.Loop() {
