@@ -48,8 +48,8 @@ var rules = []rule{
 		noGo: true,
 	},
 	{
-		dir: "bed/sim",
-		why: "the simulation bed runs the production logic inside the deterministic world: one goroutine, simulated time, no I/O",
+		dir:     "bed/sim",
+		why:     "the simulation bed runs the production logic inside the deterministic world: one goroutine, simulated time, no I/O",
 		imports: []string{"os", "os/", "net", "net/", "syscall", "math/rand", "crypto/rand", "unsafe"},
 		calls: []string{"time.Now", "time.Sleep", "time.After", "time.AfterFunc", "time.Tick",
 			"time.NewTimer", "time.NewTicker", "time.Since", "time.Until"},
