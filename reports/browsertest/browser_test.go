@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -48,7 +49,7 @@ func TestBrowserSeesWhatThePageDid(t *testing.T) {
 	if err := page.Eval(`nothing.here`, &ran, deadline); err == nil {
 		t.Error("evaluating a throwing expression returned no error")
 	}
-	png, err := page.Screenshot(2000, deadline)
+	png, err := page.Screenshot(0, 0, deadline)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,4 +100,22 @@ func TestParseStat(t *testing.T) {
 			t.Errorf("parseStat(%q) = %q, %d, %v; want %q, %d, %v", tc.stat, state, group, ok, tc.state, tc.group, tc.ok)
 		}
 	}
+}
+
+// FuzzParseStat: /proc/<pid>/stat carries a command name the process chose,
+// parentheses and spaces included; parsing it must never panic, and a
+// parsed line must say the fields that follow the last ')'.
+func FuzzParseStat(f *testing.F) {
+	f.Add("123 (chromium) S 1 123 123 0")
+	f.Add("1 ()) ) Z 0 -1")
+	f.Fuzz(func(t *testing.T, stat string) {
+		state, group, ok := parseStat(stat)
+		if !ok {
+			return
+		}
+		fields := strings.Fields(stat[strings.LastIndexByte(stat, ')')+1:])
+		if n, err := strconv.Atoi(fields[2]); err != nil || n != group || fields[0] != state {
+			t.Errorf("parseStat(%q) = %q, %d", stat, state, group)
+		}
+	})
 }

@@ -111,9 +111,13 @@ func (p *Page) Eval(expression string, out any, deadline time.Time) error {
 	return json.Unmarshal(evaluated.Result.Value, out)
 }
 
-// Screenshot captures the whole page, beyond the viewport, as PNG. Pages
-// taller than maxHeightPx are cut there.
-func (p *Page) Screenshot(maxHeightPx int, deadline time.Time) ([]byte, error) {
+// Screenshot captures a band of the page, beyond the viewport, as PNG: from
+// fromYPx down heightPx pixels, or to the page's end when heightPx is 0 or
+// reaches past it.
+func (p *Page) Screenshot(fromYPx, heightPx int, deadline time.Time) ([]byte, error) {
+	if fromYPx < 0 || heightPx < 0 {
+		panic("browsertest: Screenshot needs a band inside the page")
+	}
 	var layout struct {
 		ContentSize struct {
 			Width  float64 `json:"width"`
@@ -123,8 +127,14 @@ func (p *Page) Screenshot(maxHeightPx int, deadline time.Time) ([]byte, error) {
 	if err := p.call(deadline, "Page.getLayoutMetrics", nil, &layout); err != nil {
 		return nil, err
 	}
-	height := math.Min(math.Ceil(layout.ContentSize.Height), float64(maxHeightPx))
-	clip := map[string]any{"x": 0, "y": 0, "width": math.Ceil(layout.ContentSize.Width), "height": height, "scale": 1}
+	height := math.Ceil(layout.ContentSize.Height) - float64(fromYPx)
+	if heightPx > 0 {
+		height = math.Min(height, float64(heightPx))
+	}
+	if height < 1 {
+		return nil, fmt.Errorf("the page is %.0f px tall: nothing below %d px", layout.ContentSize.Height, fromYPx)
+	}
+	clip := map[string]any{"x": 0, "y": fromYPx, "width": math.Ceil(layout.ContentSize.Width), "height": height, "scale": 1}
 	var shot struct {
 		Data string `json:"data"`
 	}
