@@ -20,7 +20,7 @@ import (
 
 // serve starts a server for receiver on 127.0.0.1: on a free port, or on
 // address when given (a restarted node keeps its address). Cleanup closes it.
-func serve(t *testing.T, cert tls.Certificate, receiver Receiver, options ServerOptions, address string) (*Server, string) {
+func serve(t testing.TB, cert tls.Certificate, receiver Receiver, options ServerOptions, address string) (*Server, string) {
 	t.Helper()
 	if address == "" {
 		address = "127.0.0.1:0"
@@ -46,7 +46,7 @@ func serve(t *testing.T, cert tls.Certificate, receiver Receiver, options Server
 	return server, l.Addr().String()
 }
 
-func newClient(t *testing.T, ca *authority, options ClientOptions) *Client {
+func newClient(t testing.TB, ca *authority, options ClientOptions) *Client {
 	t.Helper()
 	options.RootCAs = ca.pool
 	client, err := NewClient(options)
@@ -69,7 +69,7 @@ type doneOnce struct {
 	outcomes chan outcome
 }
 
-func newDone(t *testing.T, client *Client) *doneOnce {
+func newDone(t testing.TB, client *Client) *doneOnce {
 	d := &doneOnce{outcomes: make(chan outcome, 2)}
 	t.Cleanup(func() {
 		client.Close() // waits for every Ship's goroutine
@@ -88,7 +88,7 @@ func (d *doneOnce) done(bytes uint64, err error) {
 func (d *doneOnce) wait() outcome { return <-d.outcomes }
 
 // ship sends one stream with the client and waits for its outcome.
-func ship(t *testing.T, client *Client, to site.Receiver, h agent.StreamHeader, stream io.ReadCloser) outcome {
+func ship(t testing.TB, client *Client, to site.Receiver, h agent.StreamHeader, stream io.ReadCloser) outcome {
 	t.Helper()
 	d := newDone(t, client)
 	client.Ship(to, h, stream, d.done)
