@@ -6,6 +6,7 @@ import (
 
 	"github.com/baton-dr/baton/node/agent"
 	simzfs "github.com/baton-dr/baton/sim/zfs"
+	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/site"
 )
 
@@ -47,7 +48,7 @@ func BenchmarkShipSimPool64MiB(b *testing.B) {
 	const volumeBytes = 64 << 20
 	ca := newAuthority(b, "ca")
 	poolA := simzfs.New(simzfs.Options{SizeBytes: 1 << 30, Seed: 1})
-	if err := poolA.CreateVolume("vol-1", volumeBytes, 0); err != nil {
+	if err := poolA.CreateVolume("vol-1", volumeBytes, backend.Thin); err != nil {
 		b.Fatal(err)
 	}
 	d, _ := poolA.Open("vol-1")

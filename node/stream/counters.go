@@ -23,7 +23,8 @@ type Stats struct {
 	// Streams counts the streams begun; InFlight those not yet finished.
 	Streams  uint64
 	InFlight int64
-	// Bytes counts body bytes carried, by finished and running streams: the
+	// Bytes counts body bytes carried, by finished and running streams (on
+	// a server, the discarded rest of an early-answered body included): the
 	// counter a rate is taken of.
 	Bytes uint64
 	// FinishedBytes and Busy sum the bytes and the durations of finished

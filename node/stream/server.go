@@ -248,6 +248,7 @@ func (s *Server) receive(header agent.StreamHeader, body *bodyReader, remote str
 	case s.streams <- struct{}{}:
 		defer func() { <-s.streams }()
 	default:
+		s.counters.finish(s.counters.begin(), 0, KindBusy, true)
 		s.log.Info("refused a stream: at capacity", streamAttrs(header, remote, "streams", s.options.MaxStreams)...)
 		return answer{kind: KindBusy, message: fmt.Sprintf("%v: the node takes %d streams at once", ErrBusy, s.options.MaxStreams)}, true
 	}
