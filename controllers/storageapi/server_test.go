@@ -151,5 +151,3 @@ func FuzzServerRequest(f *testing.F) {
 		}
 	})
 }
-
-
