@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -34,6 +35,9 @@ type ClientConfig struct {
 	TLS *tls.Config
 	// CallTimeout bounds each call; zero is DefaultCallTimeout.
 	CallTimeout time.Duration
+	// Dial, when set, opens the TCP connections (a proxy, or a test that
+	// partitions sites); nil dials directly.
+	Dial func(ctx context.Context, network, address string) (net.Conn, error)
 }
 
 // Client is a Cluster spoken over HTTPS. A call that does not reach the server
@@ -74,6 +78,9 @@ func NewClient(config ClientConfig) (*Client, error) {
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.TLSClientConfig = tlsConfig
 	transport.Proxy = nil
+	if config.Dial != nil {
+		transport.DialContext = config.Dial
+	}
 	return &Client{id: config.ID, base: base, secret: config.Secret, timeout: timeout, endpoint: config.Endpoint,
 		http: &http.Client{Transport: transport,
 			// A redirect would carry the secret elsewhere.
