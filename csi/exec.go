@@ -31,7 +31,7 @@ func run(ctx context.Context, name string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		e := &RunError{Command: name + " " + strings.Join(args, " "), ExitCode: -1, Stderr: clipString(stderr.String()), Err: err}
+		e := &RunError{Command: name + " " + strings.Join(args, " "), ExitCode: -1, Stderr: clipStderr(stderr.String()), Err: err}
 		var exit *exec.ExitError
 		if errors.As(err, &exit) {
 			e.ExitCode = exit.ExitCode()
@@ -39,4 +39,13 @@ func run(ctx context.Context, name string, args ...string) (string, error) {
 		return stdout.String(), e
 	}
 	return stdout.String(), nil
+}
+
+// clipStderr keeps the end of a long standard error, where tools say what failed.
+func clipStderr(s string) string {
+	const limitBytes = 1000
+	if len(s) <= limitBytes {
+		return s
+	}
+	return "…" + s[len(s)-limitBytes:]
 }

@@ -338,18 +338,26 @@ type driver struct {
 func (w *world) newDriver(id chain.ClusterID, nodeName string, secrets map[string]string) *driver {
 	w.t.Helper()
 	mounter := newFakeMounter()
+	d := w.newDriverWith(id, nodeName, secrets, fakeDevices{}, mounter)
+	d.mounter = mounter
+	return d
+}
+
+// newDriverWith is newDriver with the node's devices and mounter given.
+func (w *world) newDriverWith(id chain.ClusterID, nodeName string, secrets map[string]string, devices csi.Devices, mounter csi.Mounter) *driver {
+	w.t.Helper()
 	clusters := &csi.Clusters{Dialer: &csi.HTTPDialer{TLS: w.ca.ClientTLS(), CallTimeout: 5 * time.Second, DialConn: w.dialFrom(id)}}
 	locks := &csi.Locks{}
 	services := csi.Services{
 		Identity:       &csi.Identity{Controller: true},
 		Controller:     &csi.Controller{Clusters: clusters, Locks: locks},
-		Node:           &csi.Node{Clusters: clusters, Locks: &csi.Locks{}, NodeID: nodeName, Site: "site-" + string(id[0]), Devices: fakeDevices{}, Mounter: mounter},
+		Node:           &csi.Node{Clusters: clusters, Locks: &csi.Locks{}, NodeID: nodeName, Site: "site-" + string(id[0]), Devices: devices, Mounter: mounter},
 		Replication:    &csi.Replication{Clusters: clusters, Locks: locks},
 		AddonsIdentity: &csi.AddonsIdentity{},
 	}
 	csiConn := w.serve(csi.NewCSIServer(services, logr.Discard()))
 	addonsConn := w.serve(csi.NewAddonsServer(services, logr.Discard()))
-	return &driver{site: id, secrets: secrets, mounter: mounter,
+	return &driver{site: id, secrets: secrets,
 		identity: csiapi.NewIdentityClient(csiConn), controller: csiapi.NewControllerClient(csiConn), node: csiapi.NewNodeClient(csiConn),
 		replication: replication.NewControllerClient(addonsConn), addons: identity.NewIdentityClient(addonsConn)}
 }
