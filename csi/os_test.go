@@ -20,7 +20,10 @@ import (
 // device is a loop device over a sparse file of the member's size, grown
 // when the member is expanded -- what the node agent's zvol would be.
 type loopDevices struct {
-	dir   string
+	dir string
+	// format, when set, is the filesystem a new device comes with (a
+	// restored volume); empty: new devices are blank.
+	format string
 	mu    sync.Mutex
 	loops map[string]string // dataset -> /dev/loopN
 }
@@ -84,6 +87,11 @@ func (d *loopDevices) Device(ctx context.Context, v site.Volume) (string, error)
 	}
 	loop := strings.TrimSpace(string(out))
 	d.loops[v.Dataset()] = loop
+	if d.format != "" {
+		if out, err := exec.CommandContext(ctx, "mkfs."+d.format, "-q", loop).CombinedOutput(); err != nil {
+			return "", fmt.Errorf("mkfs.%s %s: %v: %s", d.format, loop, err, out)
+		}
+	}
 	return loop, nil
 }
 

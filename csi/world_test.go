@@ -70,6 +70,8 @@ type world struct {
 	servers     map[chain.ClusterID]*storageapitest.Server
 	addresses   map[string]chain.ClusterID // API address -> cluster
 	partitioned atomic.Bool
+	stepMu      sync.Mutex // one step at a time: the sanity test ticks in the background
+	nodeBytes   uint64
 	nodes       []*paperNode
 	guids       int
 }
@@ -89,7 +91,7 @@ func newWorld(t testing.TB) *world {
 	}
 	w := &world{t: t, ca: ca, clock: &clock{now: time.Date(2026, 10, 2, 0, 0, 0, 0, time.UTC)},
 		sites: map[chain.ClusterID]*storageapi.Local{}, servers: map[chain.ClusterID]*storageapitest.Server{},
-		addresses: map[string]chain.ClusterID{}}
+		addresses: map[string]chain.ClusterID{}, nodeBytes: 100 << 30}
 	peers := map[chain.ClusterID]map[chain.ClusterID]storageapi.Cluster{}
 	for _, id := range []chain.ClusterID{clusterA, clusterB} {
 		peers[id] = map[chain.ClusterID]storageapi.Cluster{}
@@ -106,7 +108,7 @@ func newWorld(t testing.TB) *world {
 		for i := 1; i <= 2; i++ {
 			n := &paperNode{cluster: id, name: fmt.Sprintf("%s%d", letter, i), datasets: map[string][]site.SnapshotInfo{}}
 			w.nodes = append(w.nodes, n)
-			w.must(w.sites[id].Report(ctx, site.NodeStatus{Node: n.name, Address: n.name, Usage: backend.Usage{SizeBytes: 100 << 30, FreeBytes: 100 << 30}}))
+			w.must(w.sites[id].Report(ctx, site.NodeStatus{Node: n.name, Address: n.name, Usage: backend.Usage{SizeBytes: w.nodeBytes, FreeBytes: w.nodeBytes}}))
 		}
 	}
 	for from, m := range peers {
@@ -200,25 +202,39 @@ func (w *world) secret(local ...chain.ClusterID) map[string]string {
 func (w *world) run(d time.Duration) {
 	w.t.Helper()
 	for elapsed := time.Duration(0); elapsed < d; elapsed += time.Second {
-		for _, id := range []chain.ClusterID{clusterA, clusterB} {
-			w.must(w.sites[id].Tick())
-		}
-		for _, n := range w.nodes {
-			w.apply(n)
-		}
-		w.clock.advance(time.Second)
+		w.must(w.step())
 	}
 }
 
-func (w *world) apply(n *paperNode) {
-	w.t.Helper()
+// step is one second of the world; the background ticker of the sanity test
+// calls it too, so it returns its error instead of failing the test.
+func (w *world) step() error {
+	w.stepMu.Lock()
+	defer w.stepMu.Unlock()
+	for _, id := range []chain.ClusterID{clusterA, clusterB} {
+		if err := w.sites[id].Tick(); err != nil {
+			return err
+		}
+	}
+	for _, n := range w.nodes {
+		if err := w.apply(n); err != nil {
+			return err
+		}
+	}
+	w.clock.advance(time.Second)
+	return nil
+}
+
+func (w *world) apply(n *paperNode) error {
 	s := w.sites[n.cluster]
 	spec, err := s.Spec(ctx, n.name)
-	w.must(err)
+	if err != nil {
+		return err
+	}
 	for _, v := range spec.Volumes {
 		if _, ok := n.datasets[v.Dataset]; !ok {
 			if v.MustExist {
-				w.t.Fatalf("%s: volume %s held here before is gone", n.name, v.Dataset)
+				return fmt.Errorf("%s: volume %s held here before is gone", n.name, v.Dataset)
 			}
 			n.datasets[v.Dataset] = nil
 		}
@@ -234,9 +250,13 @@ func (w *world) apply(n *paperNode) {
 		delete(n.datasets, d)
 	}
 	for _, send := range spec.Sends {
-		n.sent = append(n.sent, w.ship(n, send))
+		result, err := w.ship(n, send)
+		if err != nil {
+			return err
+		}
+		n.sent = append(n.sent, result)
 	}
-	status := site.NodeStatus{Node: n.name, Usage: backend.Usage{SizeBytes: 100 << 30, FreeBytes: 100 << 30}, Sent: n.sent}
+	status := site.NodeStatus{Node: n.name, Usage: backend.Usage{SizeBytes: w.nodeBytes, FreeBytes: w.nodeBytes}, Sent: n.sent}
 	names := make([]string, 0, len(n.datasets))
 	for name := range n.datasets {
 		names = append(names, name)
@@ -245,32 +265,37 @@ func (w *world) apply(n *paperNode) {
 	for _, name := range names {
 		status.Datasets = append(status.Datasets, site.DatasetStatus{Name: name, Snapshots: slices.Clone(n.datasets[name])})
 	}
-	w.must(s.Report(ctx, status))
 	n.sent = nil
+	return s.Report(ctx, status)
 }
 
 // ship delivers a stream to every receiver the way zfs recv takes it.
-func (w *world) ship(from *paperNode, send site.SendSpec) site.SendResult {
+func (w *world) ship(from *paperNode, send site.SendSpec) (site.SendResult, error) {
 	result := site.SendResult{Dataset: send.Dataset, Snapshot: send.Snapshot, Target: send.Target,
 		Bytes: 4096, Started: w.clock.Now(), Finished: w.clock.Now()}
 	if w.partitioned.Load() {
 		result.Error = "connection refused"
-		return result
+		return result, nil
 	}
 	for _, r := range send.Receivers {
 		to := w.node(send.Target, r.Node)
+		if to == nil {
+			return result, fmt.Errorf("no node %s on %s", r.Node, send.Target)
+		}
 		spec, err := w.sites[send.Target].Spec(ctx, to.name)
-		w.must(err)
+		if err != nil {
+			return result, err
+		}
 		if !slices.ContainsFunc(spec.Replicas, func(rs site.ReplicaSpec) bool { return rs.Dataset == send.TargetDataset && rs.Open }) {
 			result.Error = "replica closed"
-			return result
+			return result, nil
 		}
 		if err := receive(to, send); err != nil {
 			result.Error, result.NoBase = err.Error(), strings.Contains(err.Error(), "does not match")
-			return result
+			return result, nil
 		}
 	}
-	return result
+	return result, nil
 }
 
 func receive(n *paperNode, send site.SendSpec) error {
@@ -317,7 +342,6 @@ func (w *world) node(c chain.ClusterID, name string) *paperNode {
 			return n
 		}
 	}
-	w.t.Fatalf("no node %s on %s", name, c)
 	return nil
 }
 
@@ -331,6 +355,8 @@ type driver struct {
 	replication replication.ControllerClient
 	addons      identity.IdentityClient
 	mounter     *fakeMounter
+	csiSocket   string
+	services    csi.Services
 }
 
 // newDriver serves site's driver as node nodeName; secrets are what its
@@ -355,15 +381,15 @@ func (w *world) newDriverWith(id chain.ClusterID, nodeName string, secrets map[s
 		Replication:    &csi.Replication{Clusters: clusters, Locks: locks},
 		AddonsIdentity: &csi.AddonsIdentity{},
 	}
-	csiConn := w.serve(csi.NewCSIServer(services, logr.Discard()))
-	addonsConn := w.serve(csi.NewAddonsServer(services, logr.Discard()))
-	return &driver{site: id, secrets: secrets,
+	csiConn, csiSocket := w.serve(csi.NewCSIServer(services, logr.Discard()))
+	addonsConn, _ := w.serve(csi.NewAddonsServer(services, logr.Discard()))
+	return &driver{site: id, secrets: secrets, csiSocket: csiSocket, services: services,
 		identity: csiapi.NewIdentityClient(csiConn), controller: csiapi.NewControllerClient(csiConn), node: csiapi.NewNodeClient(csiConn),
 		replication: replication.NewControllerClient(addonsConn), addons: identity.NewIdentityClient(addonsConn)}
 }
 
 // serve runs server on a fresh unix socket and dials it.
-func (w *world) serve(server *grpc.Server) *grpc.ClientConn {
+func (w *world) serve(server *grpc.Server) (*grpc.ClientConn, string) {
 	w.t.Helper()
 	dir, err := os.MkdirTemp("", "csi")
 	w.must(err)
@@ -378,7 +404,7 @@ func (w *world) serve(server *grpc.Server) *grpc.ClientConn {
 		server.Stop()
 		_ = os.RemoveAll(dir)
 	})
-	return conn
+	return conn, socket
 }
 
 // fakeDevices names each member's device by its dataset.
