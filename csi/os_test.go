@@ -24,8 +24,8 @@ type loopDevices struct {
 	// format, when set, is the filesystem a new device comes with (a
 	// restored volume); empty: new devices are blank.
 	format string
-	mu    sync.Mutex
-	loops map[string]string // dataset -> /dev/loopN
+	mu     sync.Mutex
+	loops  map[string]string // dataset -> /dev/loopN
 }
 
 func newLoopDevices(t testing.TB) *loopDevices {
