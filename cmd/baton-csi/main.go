@@ -43,9 +43,9 @@ Flags:
 
 type options struct {
 	endpoint, addonsAddress, nodeID, site, clustersFile, mode string
-	caFile, devices, deviceDir, driverName                   string
-	callTimeout                                              time.Duration
-	verbosity                                                int
+	caFile, devices, deviceDir, driverName                    string
+	callTimeout                                               time.Duration
+	verbosity                                                 int
 }
 
 func main() {

@@ -148,4 +148,3 @@ func callRPC(ctx context.Context, out io.Writer, socket, name, request string) e
 	_, err = fmt.Fprintln(out, string(data))
 	return err
 }
-
