@@ -132,7 +132,7 @@ func (w *world) twoDrivers() (*driver, *driver) {
 
 // failedOver protects a volume on A, cuts A off and fails it over to B with
 // force, then heals: A:v1 still believes it is primary.
-func failedOver(t *testing.T) (*world, *driver, *driver, string, chain.Ref) {
+func failedOver(t testing.TB) (*world, *driver, *driver, string, chain.Ref) {
 	w := newWorld(t)
 	a, b := w.twoDrivers()
 	handle := a.create(t, "pvc-wordpress")
