@@ -338,3 +338,19 @@ func mountCapability(fsType string) *csiapi.VolumeCapability {
 	return &csiapi.VolumeCapability{AccessType: &csiapi.VolumeCapability_Mount{Mount: &csiapi.VolumeCapability_MountVolume{FsType: fsType}},
 		AccessMode: &csiapi.VolumeCapability_AccessMode{Mode: csiapi.VolumeCapability_AccessMode_SINGLE_NODE_WRITER}}
 }
+
+// Every replication RPC takes the volume's lock and answers Aborted while
+// another operation on the volume runs.
+func TestABusyVolumeIsAborted(t *testing.T) {
+	w := newWorld(t)
+	a, _ := w.twoDrivers()
+	handle := a.create(t, "pvc-busy")
+	w.must(a.services.Replication.Locks.TryAcquire(handle))
+	wantCode(t, "Demote while the volume is busy", a.demote(handle), codes.Aborted)
+	_, err := a.controller.CreateSnapshot(ctx, &csiapi.CreateSnapshotRequest{Name: "s", SourceVolumeId: handle, Secrets: a.secrets})
+	wantCode(t, "CreateSnapshot while the volume is busy", err, codes.Aborted)
+	a.services.Replication.Locks.Release(handle)
+	if err := a.demote(handle); err != nil {
+		t.Fatalf("Demote once the volume is free: %v", err)
+	}
+}
