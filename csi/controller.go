@@ -413,11 +413,12 @@ func (c *Controller) ValidateVolumeCapabilities(ctx context.Context, req *csi.Va
 }
 
 func (c *Controller) GetCapacity(ctx context.Context, req *csi.GetCapacityRequest) (*csi.GetCapacityResponse, error) {
-	shape, err := shapeOf(nil, req.GetVolumeCapabilities(), req.GetParameters())
-	if len(req.GetVolumeCapabilities()) == 0 {
-		shape, err = shapeOf(nil, []*csi.VolumeCapability{{AccessType: &csi.VolumeCapability_Block{Block: &csi.VolumeCapability_BlockVolume{}},
-			AccessMode: &csi.VolumeCapability_AccessMode{Mode: csi.VolumeCapability_AccessMode_SINGLE_NODE_WRITER}}}, req.GetParameters())
+	capabilities := req.GetVolumeCapabilities()
+	if len(capabilities) == 0 { // any volume: the shape's placeCount is what matters
+		capabilities = []*csi.VolumeCapability{{AccessType: &csi.VolumeCapability_Block{Block: &csi.VolumeCapability_BlockVolume{}},
+			AccessMode: &csi.VolumeCapability_AccessMode{Mode: csi.VolumeCapability_AccessMode_SINGLE_NODE_WRITER}}}
 	}
+	shape, err := shapeOf(nil, capabilities, req.GetParameters())
 	if err != nil {
 		return nil, err
 	}
