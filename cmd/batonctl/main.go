@@ -26,6 +26,6 @@ block-storage stack for Kubernetes and the test bed that proves it.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newVersionCommand())
+	root.AddCommand(newVersionCommand(), newCSICommand())
 	return root
 }

@@ -72,6 +72,8 @@ type Volume struct {
 	Deleting bool
 	// Destroyed lists the nodes that reported the data of a deleting volume gone.
 	Destroyed []string
+	// UserSnapshots are the snapshots taken of the member through CSI.
+	UserSnapshots []UserSnapshot
 }
 
 // Dataset is the pool volume of the member on each of its nodes.

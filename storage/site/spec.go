@@ -123,6 +123,8 @@ func (s *Site) Spec(node string) (NodeSpec, error) {
 			if v.Tail != "" {
 				vs.Snapshots = append(vs.Snapshots, v.Tail)
 			}
+			take, prune := userSnapshotWork(v, volumes)
+			vs.Snapshots, vs.Prune = append(vs.Snapshots, take...), append(vs.Prune, prune...)
 		}
 		spec.Volumes = append(spec.Volumes, vs)
 	}
