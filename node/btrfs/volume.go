@@ -231,6 +231,9 @@ func (p *Pool) DestroyVolume(name string) error {
 	if err := p.release(ctx, name, action); err != nil {
 		return err
 	}
+	if err := p.checkNotAttached(ctx, name, action); err != nil {
+		return err
+	}
 	stage, err := p.staging()
 	if err != nil {
 		return err
@@ -240,6 +243,24 @@ func (p *Pool) DestroyVolume(name string) error {
 		return errors.Join(err, os.Remove(stage))
 	}
 	return p.discard(ctx, stage, true)
+}
+
+// checkNotAttached refuses a volume whose files a loop device the pool does
+// not hold still shows (another process attached it, or detached it lazily
+// while it was open): btrfs could not free the volume's space while the file
+// is open, and the destroy would wait for it.
+func (p *Pool) checkNotAttached(ctx context.Context, name, action string) error {
+	devices, err := p.losetup.List(ctx)
+	if err != nil {
+		return err
+	}
+	prefix := p.layout.volume(name) + string(os.PathSeparator)
+	for _, d := range devices {
+		if strings.HasPrefix(d.BackFile, prefix) {
+			return refuse(backend.ErrBusy, "%s: %s shows %s", action, d.Name, d.BackFile)
+		}
+	}
+	return nil
 }
 
 // SetReadOnly records the fence in the volume's metadata and sets it on the
