@@ -95,6 +95,9 @@ func (p *Pool) adoptAttachments(ctx context.Context) error {
 			continue
 		}
 		meta, err := readMeta(p.layout.meta(volume))
+		if errors.Is(err, os.ErrNotExist) {
+			continue // not a volume of this pool: the device stays as it is
+		}
 		if err != nil {
 			return err
 		}

@@ -82,12 +82,16 @@ func TestSnapshotsBeingSentAreBusy(t *testing.T) {
 	must(t, p.Snapshot("v", "s2"), "Snapshot s2")
 	stream, err := p.Send("v", "s1", "s2")
 	must(t, err, "Send")
-	for what, err := range map[string]error{
-		"destroy of the snapshot being sent": p.DestroySnapshot("v", "s2"),
-		"destroy of the stream's base":       p.DestroySnapshot("v", "s1"),
-		"destroy of the volume":              p.DestroyVolume("v"),
-		"close of the pool":                  p.Close(),
+	for _, c := range []struct {
+		what string
+		err  error
+	}{
+		{"destroy of the snapshot being sent", p.DestroySnapshot("v", "s2")},
+		{"destroy of the stream's base", p.DestroySnapshot("v", "s1")},
+		{"destroy of the volume", p.DestroyVolume("v")},
+		{"close of the pool", p.Close()},
 	} {
+		what, err := c.what, c.err
 		var toolErr *backend.ToolError
 		if !errors.Is(err, backend.ErrBusy) || !errors.As(err, &toolErr) {
 			t.Errorf("%s while a send runs: %v, want ErrBusy", what, err)

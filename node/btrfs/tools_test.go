@@ -20,9 +20,9 @@ func TestProbeFilesystem(t *testing.T) {
 		"blkid -p -o export /dev/loop2": {ExitCode: 2},
 		"blkid -p -o export /dev/loop3": {ExitCode: 4, Stderr: "blkid: error: /dev/loop3: No such file or directory"},
 	}}
-	for device, want := range map[string]string{"/dev/loop1": "btrfs", "/dev/loop2": ""} {
-		if got, err := probeFilesystem(context.Background(), f, device); err != nil || got != want {
-			t.Errorf("%s: got %q, %v; want %q", device, got, err, want)
+	for _, c := range []struct{ device, want string }{{"/dev/loop1", "btrfs"}, {"/dev/loop2", ""}} {
+		if got, err := probeFilesystem(context.Background(), f, c.device); err != nil || got != c.want {
+			t.Errorf("%s: got %q, %v; want %q", c.device, got, err, c.want)
 		}
 	}
 	if got, err := probeFilesystem(context.Background(), f, "/dev/loop3"); err == nil {
