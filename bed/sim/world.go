@@ -82,6 +82,11 @@ func New(options Options) (*World, error) {
 		w.Sites = append(w.Sites, s)
 	}
 	for _, s := range w.Sites {
+		for _, peer := range w.Sites {
+			if peer != s {
+				s.peers[peer.Cluster] = api{from: s.Controller(), target: peer}
+			}
+		}
 		s.start()
 	}
 	return w, nil
