@@ -23,7 +23,7 @@ type Site struct {
 	Store *site.MemoryStore
 	// peers is filled once every site exists.
 	peers map[chain.ClusterID]storageapi.Cluster
-	Nodes   []*Node
+	Nodes []*Node
 	// ControllerUp is false while the site's operator is crashed.
 	ControllerUp bool
 	// DRBD is the site's replication fabric; nil when volumes have one replica.
