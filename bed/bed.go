@@ -52,11 +52,15 @@ type Bed interface {
 	Protect(app string) error
 	// Failover moves the application to site after an unplanned loss of its
 	// current site: promote there (forcing on FailedPrecondition); the old
-	// site is made secondary whenever the hub reaches it again.
-	Failover(app, site string) error
+	// site is made secondary whenever the hub reaches it again. The verdict is
+	// what the application found on site when it started there: the writes it
+	// lost are the fail-over's measured RPO.
+	Failover(app, site string) (workload.Verdict, error)
 	// Relocate moves the application to site in a planned way: stop it, make
 	// its site secondary and wait until its data is protected, promote there.
-	Relocate(app, site string) error
+	// The verdict is what the application found on site; it must have lost
+	// no acknowledged write.
+	Relocate(app, site string) (workload.Verdict, error)
 	// Drill runs a test fail-over on site: the newest replica cloned into a
 	// bubble volume that is verified and removed, replication undisturbed.
 	Drill(app, site string) (workload.Verdict, error)

@@ -70,13 +70,19 @@ func (s *Script) verify(planned bool) (workload.Verdict, error) {
 	if err != nil {
 		return v, err
 	}
+	return v, judge(v, planned)
+}
+
+// judge applies the volume invariants to a verdict: the data is a consistent
+// prefix of the writes, and a planned step loses no acknowledged write.
+func judge(v workload.Verdict, planned bool) error {
 	if !v.Consistent() {
-		return v, fmt.Errorf("%w: %s", ErrVerification, v.String())
+		return fmt.Errorf("%w: %s", ErrVerification, v.String())
 	}
 	if planned && v.LostAcknowledged() > 0 {
-		return v, fmt.Errorf("%w: a planned step lost %d acknowledged writes", ErrVerification, v.LostAcknowledged())
+		return fmt.Errorf("%w: a planned step lost %d acknowledged writes", ErrVerification, v.LostAcknowledged())
 	}
-	return v, nil
+	return nil
 }
 
 // relocate moves the application in a planned way and checks nothing was lost.
@@ -87,12 +93,12 @@ func (s *Script) relocate(to string) error {
 			return err
 		}
 		start := s.Bed.Now()
-		if err := s.Bed.Relocate(s.App.Name, to); err != nil {
+		v, err := s.Bed.Relocate(s.App.Name, to)
+		if err != nil {
 			return err
 		}
-		v, err := s.verify(true)
 		s.recordFailover(v, from, to, true, start)
-		return err
+		return judge(v, true)
 	})
 }
 
@@ -115,12 +121,12 @@ func (s *Script) failover(to string) error {
 	}
 	return s.phase("fail over to "+to, func() error {
 		start := s.Bed.Now()
-		if err := s.Bed.Failover(s.App.Name, to); err != nil {
+		v, err := s.Bed.Failover(s.App.Name, to)
+		if err != nil {
 			return err
 		}
-		v, err := s.verify(false)
 		s.recordFailover(v, from, to, false, start)
-		return err
+		return judge(v, false)
 	})
 }
 
