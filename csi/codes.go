@@ -53,7 +53,6 @@ var codeTable = []struct {
 	// Ramen retries Promote with force on FailedPrecondition.
 	{site.ErrPeerUnreachable, codes.FailedPrecondition},
 	{site.ErrPeerPrimary, codes.FailedPrecondition},
-	{site.ErrFinalSyncPending, codes.FailedPrecondition},
 	{site.ErrNoReplica, codes.FailedPrecondition},
 	{site.ErrNoSnapshot, codes.FailedPrecondition},
 	{site.ErrSuperseded, codes.FailedPrecondition},
@@ -67,6 +66,11 @@ var codeTable = []struct {
 	{ErrNotStaged, codes.FailedPrecondition},
 	{site.ErrNoCapacity, codes.ResourceExhausted},
 	{chain.ErrUnreachable, codes.Unavailable},
+	// Not FailedPrecondition: the csi-addons controller answers that with a
+	// forced promotion, which would clone an older snapshot than the final
+	// one still in flight and lose acknowledged writes of a planned
+	// relocation. Unavailable makes it retry without force.
+	{site.ErrFinalSyncPending, codes.Unavailable},
 	{ErrDeviceNotReady, codes.Unavailable},
 	{storageapi.ErrUnauthorized, codes.Unauthenticated},
 	{storageapi.ErrForbidden, codes.PermissionDenied},

@@ -58,7 +58,7 @@ func TestTheCodeTable(t *testing.T) {
 		{fmt.Errorf("x: %w", ErrNoVolume), codes.NotFound},
 		{fmt.Errorf("x: %w", site.ErrPeerUnreachable), codes.FailedPrecondition},
 		{fmt.Errorf("x: %w", site.ErrPeerPrimary), codes.FailedPrecondition},
-		{fmt.Errorf("x: %w", site.ErrFinalSyncPending), codes.FailedPrecondition},
+		{fmt.Errorf("x: %w", site.ErrFinalSyncPending), codes.Unavailable}, // never forced: see codes.go
 		{fmt.Errorf("x: %w: %w", chain.ErrUnreachable, context.DeadlineExceeded), codes.Unavailable},
 		{fmt.Errorf("x: %w", chain.ErrCycle), codes.Internal},
 		{fmt.Errorf("x: %w", ErrBusy), codes.Aborted},

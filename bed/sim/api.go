@@ -23,11 +23,11 @@ var _ storageapi.Cluster = api{}
 
 func (a api) gate() error {
 	w := a.target.world
-	if _, err := w.Net.Call(a.from, a.target.Controller()); err != nil {
-		return fmt.Errorf("%s -> %s: %w: %w", a.from, a.target.Controller(), chain.ErrUnreachable, err)
+	if _, err := w.Net.Call(a.from, a.target.Operator()); err != nil {
+		return fmt.Errorf("%s -> %s: %w: %w", a.from, a.target.Operator(), chain.ErrUnreachable, err)
 	}
 	if !a.target.ControllerUp {
-		return fmt.Errorf("%s -> %s: operator down: %w", a.from, a.target.Controller(), chain.ErrUnreachable)
+		return fmt.Errorf("%s -> %s: operator down: %w", a.from, a.target.Operator(), chain.ErrUnreachable)
 	}
 	return nil
 }

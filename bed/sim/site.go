@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/baton-dr/baton/controllers/storageapi"
+	"github.com/baton-dr/baton/csi"
 	"github.com/baton-dr/baton/node/agent"
 	"github.com/baton-dr/baton/sim/drbd"
 	simzfs "github.com/baton-dr/baton/sim/zfs"
@@ -27,8 +28,11 @@ type Site struct {
 	// ControllerUp is false while the site's operator is crashed.
 	ControllerUp bool
 	// DRBD is the site's replication fabric; nil when volumes have one replica.
-	DRBD  Fabric
-	world *World
+	DRBD Fabric
+	// The CSI driver's controller-side services, in the csi-controller pod.
+	CSIController  *csi.Controller
+	CSIReplication *csi.Replication
+	world          *World
 }
 
 // Fabric is the site's simulated DRBD (sim/drbd.Cluster).
@@ -45,12 +49,14 @@ type Node struct {
 	Endpoint string // "site-a/node-1"
 	Pool     *simzfs.Pool
 	Agent    *agent.Agent
-	Up       bool
-	site     *Site
+	// CSI is the node's CSI node service.
+	CSI  *csi.Node
+	Up   bool
+	site *Site
 }
 
-// Controller is the site operator's network endpoint.
-func (s *Site) Controller() string { return s.Name + "/controller" }
+// Operator is the site operator's network endpoint.
+func (s *Site) Operator() string { return s.Name + "/controller" }
 
 func newSite(w *World, name string, cluster chain.ClusterID) (*Site, error) {
 	s := &Site{Name: name, Cluster: cluster, Store: site.NewMemoryStore(), ControllerUp: true, world: w,

@@ -74,8 +74,13 @@ func (a *Agent) converge(v site.VolumeSpec) error {
 
 // ensureDataset finds the volume's dataset, or makes it: a clone of its
 // origin, or an empty volume -- but never for a dataset this node held before.
+// A dataset under DRBD holds the replicator's metadata too, on top of the
+// size the volume promises its consumer.
 func (a *Agent) ensureDataset(v site.VolumeSpec) error {
 	pool := a.options.Pool
+	if sizer, ok := a.options.Replicator.(backend.MetadataSizer); ok {
+		v.SizeBytes += sizer.MetadataBytes(v.SizeBytes)
+	}
 	info, err := pool.Volume(v.Dataset)
 	switch {
 	case err == nil:
