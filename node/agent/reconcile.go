@@ -201,8 +201,12 @@ func (a *Agent) destroy(dataset string) error {
 func (a *Agent) ship(send site.SendSpec) error {
 	key := sendKey(send)
 	a.mu.Lock()
-	busy := a.inFlight[key]
+	busy := a.inFlight[key] || slices.ContainsFunc(a.finished, func(r site.SendResult) bool {
+		return sendKey(site.SendSpec{Dataset: r.Dataset, Snapshot: r.Snapshot, Target: r.Target}) == key
+	})
 	a.mu.Unlock()
+	// A send that finished but is not reported yet is still in the spec: the
+	// control plane has not heard of it. Shipping it again would only repeat it.
 	if busy || len(send.Receivers) == 0 {
 		return nil
 	}

@@ -102,8 +102,10 @@ type Replica struct {
 	ClonedInto chain.Ref
 	// Token authorises the source's streams: the receiving agents refuse a
 	// stream that does not present it.
-	Token     string
-	CreatedAt time.Time
+	Token string
+	// OriginGUID is the snapshot the source started from, when it is a clone.
+	OriginGUID string
+	CreatedAt  time.Time
 }
 
 // Dataset is the pool volume that receives the replica on each node.

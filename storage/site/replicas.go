@@ -28,7 +28,7 @@ func (s *Site) PrepareReceive(request ReceiveRequest) ([]Receiver, error) {
 	}
 	if !found {
 		r = Replica{Source: request.Source, Root: request.Root, SourceGeneration: request.Generation,
-			Shape: request.Shape, Received: map[string][]SnapshotInfo{}, CreatedAt: s.now()}
+			Shape: request.Shape, Received: map[string][]SnapshotInfo{}, CreatedAt: s.now(), OriginGUID: request.OriginGUID}
 		if r.Nodes, err = s.receivers(r); err != nil {
 			return nil, err
 		}
