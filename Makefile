@@ -2,7 +2,7 @@
 
 GO      ?= go
 BIN     ?= bin
-SEEDS   ?= 1000
+SEEDS   ?= 100
 FUZZTIME ?= 20s
 
 .PHONY: help build test sim localbed realbed vmtest images crds lint bench fuzz clean controlplane
@@ -24,8 +24,8 @@ test: ## run every test, including the envtest suites on a real API server
 	  echo "KUBEBUILDER_ASSETS=$$assets" && \
 	  KUBEBUILDER_ASSETS=$$assets $(GO) test -count=1 ./...
 
-sim: ## run the default scenario sweep on the simulation bed (SEEDS=1000)
-	@echo "make sim: the simulation bed and its scenarios have not landed yet (issue 6)" >&2; exit 1
+sim: ## sweep every scenario over SEEDS seeds on the simulation bed; report in out/sim
+	$(GO) run ./cmd/batonctl sim sweep --scenarios all --seeds $(SEEDS) --out out/sim
 
 localbed: ## run the scenarios on real kube-apiservers, binaries and network namespaces
 	@echo "make localbed: the local bed has not landed yet" >&2; exit 1

@@ -77,7 +77,7 @@ func newSite(w *World, name string, cluster chain.ClusterID) (*Site, error) {
 	for i := 1; i <= w.options.NodesPerSite; i++ {
 		n := &Node{Name: fmt.Sprintf("node-%d", i), Up: true, site: s}
 		n.Endpoint = name + "/" + n.Name
-		n.Pool = simzfs.New(simzfs.Options{Name: "tank", SizeBytes: w.options.PoolBytes,
+		n.Pool = simzfs.New(simzfs.Options{Name: "tank", SizeBytes: w.options.PoolBytes, BlockSizeBytes: 4096,
 			Seed: w.Sim.Rand("guids/" + n.Endpoint).Uint64()})
 		fabric = append(fabric, drbd.NodeOptions{Name: n.Name, Open: n.Pool.Open})
 		s.Nodes = append(s.Nodes, n)

@@ -26,6 +26,6 @@ block-storage stack for Kubernetes and the test bed that proves it.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newVersionCommand(), newCSICommand())
+	root.AddCommand(newVersionCommand(), newCSICommand(), newSimCommand())
 	return root
 }
