@@ -22,6 +22,8 @@ const (
 	VolumeDemotedReason = "Demoted"
 	// VolumeTombstoneReason: the member was reaped; only its record stays.
 	VolumeTombstoneReason = "Tombstone"
+	// VolumeDeletingReason: DeleteVolume was called; the nodes destroy the data.
+	VolumeDeletingReason = "Deleting"
 
 	// VolumeReplicasUpToDateCondition is true when every replica's disk is
 	// UpToDate.

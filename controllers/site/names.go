@@ -3,6 +3,7 @@ package site
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -61,4 +62,17 @@ func parseOptionalRef(handle string) (chain.Ref, error) {
 
 func objectMeta(key types.NamespacedName) metav1.ObjectMeta {
 	return metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}
+}
+
+// NewUUID draws a UUIDv4 in the canonical lower-case form from random (a
+// seeded reader in tests, crypto/rand in production). A failing reader is a
+// broken host: it panics.
+func NewUUID(random io.Reader) string {
+	var b [16]byte
+	if _, err := io.ReadFull(random, b[:]); err != nil {
+		panic(fmt.Sprintf("site: no randomness for a UUID: %v", err))
+	}
+	b[6] = b[6]&0x0f | 0x40 // version 4
+	b[8] = b[8]&0x3f | 0x80 // RFC 4122 variant
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }

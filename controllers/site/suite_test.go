@@ -69,7 +69,6 @@ func apiServer(t *testing.T) client.Client {
 	return server.c
 }
 
-
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if server.cp != nil {
