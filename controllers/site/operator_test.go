@@ -138,6 +138,11 @@ func (rig *operatorRig) apply(s *core.Site, node string) error {
 	return s.Report(status)
 }
 
+// reconciler is any of the operator's reconcilers.
+type reconciler interface {
+	Reconcile(context.Context, ctrl.Request) (ctrl.Result, error)
+}
+
 // reconcileAll calls each status reconciler on every object of its kind, in
 // name order.
 func (rig *operatorRig) reconcileAll() {
@@ -145,9 +150,7 @@ func (rig *operatorRig) reconcileAll() {
 	ctx := testContext(rig.t)
 	kinds := []struct {
 		list       client.ObjectList
-		reconciler interface {
-			Reconcile(context.Context, ctrl.Request) (ctrl.Result, error)
-		}
+		reconciler reconciler
 	}{
 		{&v1.VolumeList{}, &sitecontroller.VolumeStatusReconciler{Client: rig.c, Clock: rig.clock}},
 		{&v1.ReplicationList{}, &sitecontroller.ReplicationStatusReconciler{Client: rig.c, Clock: rig.clock}},
