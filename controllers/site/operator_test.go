@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"maps"
 	"slices"
 	"strings"
@@ -71,12 +72,16 @@ func newOperatorRig(t *testing.T, c client.Client, ns string) *operatorRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids := 0
+	ids, prefix := 0, fnv.New32a()
+	prefix.Write([]byte(ns))
+	rigNumber := prefix.Sum32()
 	rig.op, err = sitecontroller.NewOperator(sitecontroller.OperatorConfig{Client: c, Namespace: ns, Context: testContext(t),
 		Clock: rig.clock, Peers: acceptingPeers{}, Metrics: metrics,
 		NewVolumeID: func() chain.VolumeID {
 			ids++
-			return chain.VolumeID(fmt.Sprintf("a0000000-0000-4000-8000-%012d", ids))
+			// Distinct across namespaces: a bubble's PV is named after its
+			// volume, and PVs are cluster-scoped on the shared API server.
+			return chain.VolumeID(fmt.Sprintf("a0000000-0000-4000-8%03d-%012d", rigNumber%1000, ids))
 		}})
 	if err != nil {
 		t.Fatal(err)
