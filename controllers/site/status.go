@@ -24,7 +24,8 @@ import (
 // a pairing's last shipment) requeue after statusRequeue.
 const statusRequeue = 15 * time.Second
 
-// +kubebuilder:rbac:groups=storage.baton.dev,namespace=baton-system,resources=volumes;replications;replicas;storagenodes;storageclusters,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=storage.baton.dev,namespace=baton-system,resources=volumes;replications;replicas,verbs=get;list;watch;create;update;delete
+// +kubebuilder:rbac:groups=storage.baton.dev,namespace=baton-system,resources=storagenodes;storageclusters,verbs=get;list;watch;create;update
 // +kubebuilder:rbac:groups=storage.baton.dev,namespace=baton-system,resources=volumes/status;replications/status;replicas/status;storagenodes/status;storageclusters/status,verbs=get;update
 
 // VolumeStatusReconciler writes a Volume's Ready, Replicating and Degraded.

@@ -37,8 +37,11 @@ const (
 // +kubebuilder:rbac:groups=storage.baton.dev,namespace=baton-system,resources=testfailovers,verbs=get;list;watch;update
 // +kubebuilder:rbac:groups=storage.baton.dev,namespace=baton-system,resources=testfailovers/status,verbs=get;update
 // +kubebuilder:rbac:groups=storage.baton.dev,namespace=baton-system,resources=testfailovers/finalizers,verbs=update
-// +kubebuilder:rbac:groups="",resources=persistentvolumes,verbs=get;list;watch;create;delete
-// +kubebuilder:rbac:groups="",resources=persistentvolumeclaims,verbs=get;list;watch;create;delete
+// PVs and the bubble PVCs are read uncached (the manager's client is built with
+// them out of its cache): the drills touch a handful, and a cluster-wide watch
+// of every claim would need far more than get, create and delete.
+// +kubebuilder:rbac:groups="",resources=persistentvolumes,verbs=get;create;delete
+// +kubebuilder:rbac:groups="",resources=persistentvolumeclaims,verbs=get;create;delete
 
 // TestFailoverReconciler runs disaster-recovery drills on the DR site: it
 // clones the newest (or the named) snapshot of the replica of a protected
