@@ -1,8 +1,11 @@
 package site
 
 import (
+	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -14,10 +17,41 @@ import (
 // NodeCandidates is what one node's agent reports to a discovery: the node's
 // labels and address, and the devices it could give a pool.
 type NodeCandidates struct {
-	Name    string
-	Labels  map[string]string
-	Address string
-	Devices []v1.CandidateDevice
+	Name    string               `json:"name"`
+	Labels  map[string]string    `json:"labels,omitempty"`
+	Address string               `json:"address,omitempty"`
+	Devices []v1.CandidateDevice `json:"devices,omitempty"`
+}
+
+// ErrMalformedCandidates reports a candidate list that does not parse or
+// breaks its rules.
+var ErrMalformedCandidates = errors.New("malformed node candidates")
+
+// ParseCandidates reads a JSON list of NodeCandidates (the beds' discovery
+// file): names unique and non-empty, device paths absolute, sizes not negative.
+func ParseCandidates(data []byte) ([]NodeCandidates, error) {
+	var nodes []NodeCandidates
+	decoder := json.NewDecoder(bytes.NewReader(data))
+	decoder.DisallowUnknownFields()
+	if err := decoder.Decode(&nodes); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMalformedCandidates, err)
+	}
+	if decoder.More() {
+		return nil, fmt.Errorf("%w: trailing data after the list", ErrMalformedCandidates)
+	}
+	seen := map[string]bool{}
+	for _, n := range nodes {
+		if n.Name == "" || seen[n.Name] {
+			return nil, fmt.Errorf("%w: node name %q is empty or repeated", ErrMalformedCandidates, n.Name)
+		}
+		seen[n.Name] = true
+		for _, d := range n.Devices {
+			if !strings.HasPrefix(d.Path, "/") || d.SizeBytes < 0 {
+				return nil, fmt.Errorf("%w: node %s: device %q of %d bytes", ErrMalformedCandidates, n.Name, d.Path, d.SizeBytes)
+			}
+		}
+	}
+	return nodes, nil
 }
 
 // Discoverer asks the site's nodes for their candidate devices. Production

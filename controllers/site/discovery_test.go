@@ -1,6 +1,7 @@
 package site
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 
@@ -73,4 +74,44 @@ func joinSpace(s []string) string {
 		out += v
 	}
 	return out
+}
+
+func TestParseCandidates(t *testing.T) {
+	good := `[{"name":"node-1","labels":{"storage":"yes"},"address":"10.0.0.11","devices":[{"path":"/dev/sdb","type":"Disk","sizeBytes":1073741824}]},{"name":"node-2"}]`
+	nodes, err := ParseCandidates([]byte(good))
+	if err != nil || len(nodes) != 2 || nodes[0].Devices[0].SizeBytes != 1<<30 || nodes[0].Labels["storage"] != "yes" {
+		t.Fatalf("%+v, %v", nodes, err)
+	}
+	for _, bad := range []string{
+		``, `{}`, `[{"name":""}]`, `[{"name":"a"},{"name":"a"}]`, `[{"name":"a","devices":[{"path":"sdb"}]}]`,
+		`[{"name":"a","devices":[{"path":"/dev/sdb","sizeBytes":-1}]}]`, `[{"name":"a","disks":[]}]`, `[] []`,
+	} {
+		if _, err := ParseCandidates([]byte(bad)); !errors.Is(err, ErrMalformedCandidates) {
+			t.Errorf("%q: %v, want ErrMalformedCandidates", bad, err)
+		}
+	}
+}
+
+func FuzzParseCandidates(f *testing.F) {
+	f.Add([]byte(`[{"name":"node-1","address":"10.0.0.11","devices":[{"path":"/dev/sdb","sizeBytes":1}]}]`))
+	f.Add([]byte(`[]`))
+	f.Add([]byte(`[{"name":"a"},{"name":"a"}]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		nodes, err := ParseCandidates(data)
+		if err != nil {
+			if !errors.Is(err, ErrMalformedCandidates) {
+				t.Fatalf("an error of another kind: %v", err)
+			}
+			return
+		}
+		seen := map[string]bool{}
+		for _, n := range nodes {
+			if n.Name == "" || seen[n.Name] {
+				t.Fatalf("accepted node name %q twice or empty", n.Name)
+			}
+			seen[n.Name] = true
+		}
+		// What parses discovers without panicking, whatever the filters.
+		discover(v1.OperatorOpsSpec{Devices: v1.DeviceFilter{AllowLoopFiles: true, Paths: []string{"/dev/*"}}}, nodes)
+	})
 }

@@ -432,3 +432,34 @@ func TestAChangedLayoutRebuildsTheSite(t *testing.T) {
 		t.Fatalf("after the change a pairing every %s, want 7s", got)
 	}
 }
+
+// TestTheStorageAPIClusterIsTheSite: the storage API's Cluster the operator
+// hands out reaches the same core, through the same mutex.
+func TestTheStorageAPIClusterIsTheSite(t *testing.T) {
+	rig := newOperatorRig(t, fakeClient(t), "baton")
+	cluster := rig.op.Cluster()
+	ctx := testContext(t)
+	for _, node := range []string{"a1", "a2"} {
+		if err := cluster.Report(ctx, core.NodeStatus{Node: node, Usage: backend.Usage{SizeBytes: 1 << 40, FreeBytes: 1 << 40}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, err := cluster.CreateVolume(ctx, core.CreateRequest{Name: "pvc-1", Shape: core.Shape{SizeBytes: 1 << 30, PlaceCount: 2, VolumeMode: core.Block}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cluster.ID() != clusterA {
+		t.Fatalf("ID %s, want %s", cluster.ID(), clusterA)
+	}
+	members, err := cluster.Members(ctx, v.Ref)
+	if err != nil || len(members) != 1 || members[0].Ref != v.Ref {
+		t.Fatalf("members %v, %v", members, err)
+	}
+	if _, err := cluster.Volume(ctx, ref(clusterA, 999)); !errors.Is(err, core.ErrNotFound) {
+		t.Fatalf("a missing volume: %v, want ErrNotFound", err)
+	}
+	spec, err := cluster.Spec(ctx, "a1")
+	if err != nil || len(spec.Volumes) != 1 || spec.Volumes[0].Dataset != v.Dataset() {
+		t.Fatalf("spec of a1: %+v, %v", spec, err)
+	}
+}
