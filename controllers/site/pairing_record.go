@@ -195,3 +195,6 @@ func cyclePhaseOf(p v1.CyclePhase) (replication.Phase, error) {
 	}
 	return 0, fmt.Errorf("cycle phase %q", p)
 }
+
+// ReadPairing reads the pairing record a Replication object holds.
+func ReadPairing(o *v1.Replication) (core.Pairing, error) { return pairingRecord(o) }

@@ -257,3 +257,14 @@ func volumeModeName(m core.VolumeMode) (corev1.PersistentVolumeMode, error) {
 	}
 	return "", fmt.Errorf("%w: volume mode %q", ErrUnrepresentable, m)
 }
+
+// ReadVolume reads the member record a Volume object holds, its cluster from
+// the object's ClusterLabel: for tools that read records without a Store
+// (batonctl).
+func ReadVolume(o *v1.Volume) (core.Volume, error) {
+	cluster := o.Labels[ClusterLabel]
+	if !chain.IsUUID(cluster) {
+		return core.Volume{}, fmt.Errorf("volume %s carries no %s label", o.Name, ClusterLabel)
+	}
+	return volumeRecord(chain.ClusterID(cluster), o)
+}
