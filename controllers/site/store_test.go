@@ -34,7 +34,7 @@ func jsonOf(t *testing.T, v any) string {
 	return string(data)
 }
 
-func newStore(t *testing.T, c client.Client, namespace string) *sitecontroller.Store {
+func newStore(t testing.TB, c client.Client, namespace string) *sitecontroller.Store {
 	t.Helper()
 	s, err := sitecontroller.NewStore(sitecontroller.StoreConfig{Client: c, Namespace: namespace, Cluster: clusterA,
 		ClusterName: clusterName, Context: testContext(t)})
