@@ -46,7 +46,7 @@ images: ## build the container images of the five binaries
 # test in api/v1alpha1 runs this target with the three directories in a temp dir.
 CONTROLLER_GEN ?= $(GO) tool controller-gen
 API_PATHS    = ./api/...
-RBAC_PATHS   =
+RBAC_PATHS   = ./controllers/site/...
 CRD_DIR      ?= deploy/crds
 RBAC_DIR     ?= deploy/rbac
 DEEPCOPY_DIR ?=

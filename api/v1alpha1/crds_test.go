@@ -19,7 +19,7 @@ import (
 // kinds are the site operator's kinds, as the brief names them. A kind added to
 // the API without a CRD (or a CRD without a kind) fails TestEveryCRDInstalls.
 var kinds = []string{
-	"ClusterDeploymentConfig", "OperatorOps", "Replication", "Snapshot",
+	"ClusterDeploymentConfig", "OperatorOps", "Replica", "Replication", "Snapshot",
 	"StorageCluster", "StorageNode", "TestFailover", "Volume",
 }
 

@@ -34,6 +34,9 @@ const (
 	predImmutable     = "predecessor is immutable"
 	originImmutable   = "originSnapshot is immutable"
 	successorInactive = "a member that knows its successor is not Active"
+	csiNameImmutable  = "csiName is immutable"
+	replicaSource     = "a replica's source is immutable"
+	clonedIntoFixed   = "clonedInto never changes once set"
 	portFixed         = "drbdPort never changes once set"
 	minorFixed        = "drbdMinor never changes once set"
 	initializedStays  = "initialized never reverts to false"
@@ -132,6 +135,7 @@ func refusals() []refusal {
 		refusal{kind: sn, field: "spec.devices[].sizeBytes", rule: minimum, patch: spec(`{"devices":[{"path":"/pool.img","type":"LoopFile","sizeBytes":0}]}`)},
 		refusal{kind: sn, field: "spec.devices[].sizeBytes", rule: loopFileSize, patch: spec(`{"devices":[{"path":"/pool.img","type":"LoopFile"}]}`)},
 		refusal{kind: sn, field: "spec.address", rule: addressIP, patch: spec(`{"address":"node-1.example"}`)},
+		refusal{kind: sn, field: "spec.provisioning", rule: enum, patch: spec(`{"provisioning":"sparse"}`)},
 		refusal{kind: sn, field: "status.role", rule: enum, status: true, patch: status(`{"role":"Controller"}`)},
 		refusal{kind: sn, field: "status.pool.sizeBytes", rule: minimum, status: true, patch: status(`{"pool":{"sizeBytes":-1}}`)},
 		refusal{kind: sn, field: "status.pool.allocatedBytes", rule: minimum, status: true, patch: status(`{"pool":{"allocatedBytes":-1}}`)},
@@ -172,6 +176,8 @@ func refusals() []refusal {
 		refusal{kind: vol, field: "spec.originSnapshot", rule: originImmutable, transition: true, patch: spec(`{"originSnapshot":null}`)},
 		refusal{kind: vol, field: "spec.originSnapshot.volume", rule: pattern, patch: spec(`{"originSnapshot":{"volume":` + badHandle + `}}`)},
 		refusal{kind: vol, field: "spec.originSnapshot.name", rule: minLength, patch: spec(`{"originSnapshot":{"name":""}}`)},
+		refusal{kind: vol, field: "spec.csiName", rule: csiNameImmutable, transition: true, setup: spec(`{"csiName":"pvc-1"}`), patch: spec(`{"csiName":"pvc-2"}`)},
+		refusal{kind: vol, field: "status.snapshots[].name", rule: minLength, status: true, patch: status(`{"snapshots":[{"name":""}]}`)},
 		refusal{kind: vol, field: "status.state", rule: enum, status: true, patch: status(`{"state":"Primary"}`)},
 		refusal{kind: vol, field: "status.state", rule: successorInactive, status: true, patch: status(`{"state":"Active","successor":"` + handleA3 + `"}`)},
 		refusal{kind: vol, field: "status.successor", rule: pattern, status: true, patch: status(`{"successor":` + badHandle + `}`)},
@@ -221,6 +227,32 @@ func refusals() []refusal {
 		refusal{kind: rep, field: "status.lastSyncBytes", rule: minimum, status: true, patch: status(`{"lastSyncBytes":-1}`)},
 		refusal{kind: rep, field: "status.lastSnapshot.name", rule: minLength, status: true, patch: status(`{"lastSnapshot":{"name":""}}`)},
 		refusal{kind: rep, field: "status.commonSnapshot.name", rule: minLength, status: true, patch: status(`{"commonSnapshot":{"name":""}}`)},
+		refusal{kind: rep, field: "status.cycle.phase", rule: enum, status: true, patch: status(`{"cycle":{"phase":"Sleeping"}}`)},
+		refusal{kind: rep, field: "status.cycle.sequence", rule: minimum, status: true, patch: status(`{"cycle":{"phase":"Idle","sequence":-1}}`)},
+		refusal{kind: rep, field: "status.cycle.snapshots[].name", rule: minLength, status: true, patch: status(`{"cycle":{"phase":"Idle","snapshots":[{"name":""}]}}`)},
+		refusal{kind: rep, field: "status.cycle.lastSync.bytes", rule: minimum, status: true, patch: status(`{"cycle":{"phase":"Idle","lastSync":{"bytes":-1}}}`)},
+		refusal{kind: rep, field: "status.cycle.failures", rule: minimum, status: true, patch: status(`{"cycle":{"phase":"Idle","failures":-1}}`)},
+		refusal{kind: rep, field: "status.cycle.receivers[].node", rule: minLength, status: true, patch: status(`{"cycle":{"phase":"Idle","receivers":[{"node":""}]}}`)},
+	)
+
+	const rc = "Replica"
+	add(
+		refusal{kind: rc, field: "spec.source", rule: pattern, patch: spec(`{"source":` + badHandle + `}`)},
+		refusal{kind: rc, field: "spec.source", rule: replicaSource, transition: true, patch: spec(`{"source":"` + handleA3 + `"}`)},
+		refusal{kind: rc, field: "spec.rootHandle", rule: pattern, patch: spec(`{"rootHandle":` + badHandle + `}`)},
+		refusal{kind: rc, field: "spec.rootHandle", rule: rootImmutable, transition: true, patch: spec(`{"rootHandle":"` + handleA3 + `"}`)},
+		refusal{kind: rc, field: "spec.sourceGeneration", rule: minimum, patch: spec(`{"sourceGeneration":-1}`)},
+		refusal{kind: rc, field: "spec.sizeBytes", rule: minimum, patch: spec(`{"sizeBytes":0}`)},
+		refusal{kind: rc, field: "spec.placeCount", rule: minimum, patch: spec(`{"placeCount":0}`)},
+		refusal{kind: rc, field: "spec.placeCount", rule: maximum, patch: spec(`{"placeCount":17}`)},
+		refusal{kind: rc, field: "spec.provisioning", rule: enum, patch: spec(`{"provisioning":"sparse"}`)},
+		refusal{kind: rc, field: "spec.fsType", rule: pattern, patch: spec(`{"fsType":"ext4,ro"}`)},
+		refusal{kind: rc, field: "spec.volumeMode", rule: enum, patch: spec(`{"volumeMode":"Raw"}`)},
+		refusal{kind: rc, field: "status.received[].node", rule: minLength, status: true, patch: status(`{"received":[{"node":""}]}`)},
+		refusal{kind: rc, field: "status.received[].snapshots[].name", rule: minLength, status: true, patch: status(`{"received":[{"node":"node-1","snapshots":[{"name":""}]}]}`)},
+		refusal{kind: rc, field: "status.clonedInto", rule: pattern, status: true, patch: status(`{"clonedInto":` + badHandle + `}`)},
+		refusal{kind: rc, field: "status.clonedInto", rule: clonedIntoFixed, status: true, transition: true, setup: status(`{"clonedInto":"` + handleA3 + `"}`), patch: status(`{"clonedInto":"` + handleB2 + `"}`)},
+		refusal{kind: rc, field: "status.clonedInto", rule: clonedIntoFixed, status: true, transition: true, setup: status(`{"clonedInto":"` + handleA3 + `"}`), patch: status(`{"clonedInto":null}`)},
 	)
 
 	const ops = "OperatorOps"

@@ -162,6 +162,8 @@ func changeAnySpec(t *testing.T, o client.Object) {
 		o.Spec.PlaceCount = 3
 	case *v1.Snapshot:
 		o.Spec.SnapshotName = "elsewhere"
+	case *v1.Replica:
+		o.Spec.PlaceCount = 3
 	case *v1.Replication:
 		o.Spec.Enabled = false
 	case *v1.OperatorOps:
@@ -198,7 +200,9 @@ var minimalObjects = map[string]string{
 	"StorageNode":    `{"spec":{"cluster":"site-a","nodeName":"node-1","address":"10.0.0.11","devices":[{"path":"/dev/sdb"}]}}`,
 	"Volume": `{"spec":{"volumeID":"` + volume1 + `","sizeBytes":1073741824,"placeCount":2,` +
 		`"rootHandle":"` + handleA1 + `","generation":0}}`,
-	"Snapshot":                `{"spec":{"volume":"` + handleA1 + `","snapshotName":"baton-1"}}`,
+	"Snapshot": `{"spec":{"volume":"` + handleA1 + `","snapshotName":"baton-1"}}`,
+	"Replica": `{"spec":{"source":"` + handleB2 + `","rootHandle":"` + handleA1 + `","sizeBytes":1073741824,` +
+		`"placeCount":2,"volumeMode":"Block"}}`,
 	"Replication":             `{"spec":{"sourceVolume":"` + handleA1 + `","targetCluster":"` + clusterB + `"}}`,
 	"OperatorOps":             `{"spec":{}}`,
 	"ClusterDeploymentConfig": `{"spec":{"sizing":{"clusterName":"site-a","pool":{"name":"baton"}}}}`,

@@ -21,166 +21,277 @@ import (
 // at once wait for the client's per-call deadline, after which the peer counts
 // as unreachable and the work is retried by Tick.
 type Local struct {
-	mu   sync.Mutex
-	site *site.Site
+	acquire Acquire
+	id      func() chain.ClusterID
 }
 
-// NewLocal serves s.
-func NewLocal(s *site.Site) *Local { return &Local{site: s} }
+// Acquire hands out the site under the lock that serialises its calls, with
+// the function that releases it; an error when there is no site to serve yet
+// (an operator that has not loaded its StorageCluster).
+type Acquire func(ctx context.Context) (s *site.Site, release func(), err error)
+
+// NewLocal serves s under a mutex of its own.
+func NewLocal(s *site.Site) *Local {
+	var mu sync.Mutex
+	return &Local{
+		acquire: func(context.Context) (*site.Site, func(), error) {
+			mu.Lock()
+			return s, mu.Unlock, nil
+		},
+		id: s.Cluster,
+	}
+}
+
+// NewLocalWith serves the site acquire hands out: the operator's, under the
+// operator's own mutex. id names the cluster while there is no site yet.
+func NewLocalWith(acquire Acquire, id func() chain.ClusterID) *Local {
+	return &Local{acquire: acquire, id: id}
+}
 
 var _ Cluster = (*Local)(nil)
 
-func (l *Local) ID() chain.ClusterID { return l.site.Cluster() }
+func (l *Local) ID() chain.ClusterID { return l.id() }
 
-func (l *Local) CreateVolume(_ context.Context, request site.CreateRequest) (site.Volume, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.site.CreateVolume(request)
+func (l *Local) CreateVolume(ctx context.Context, request site.CreateRequest) (site.Volume, error) {
+	s, release, err := l.acquire(ctx)
+	if err != nil {
+		var zero site.Volume
+		return zero, err
+	}
+	defer release()
+	return s.CreateVolume(request)
 }
 
-func (l *Local) CreateVolumeFrom(_ context.Context, request site.CreateRequest, source site.CloneSource) (site.Volume, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.site.CreateVolumeFrom(request, source)
+func (l *Local) CreateVolumeFrom(ctx context.Context, request site.CreateRequest, source site.CloneSource) (site.Volume, error) {
+	s, release, err := l.acquire(ctx)
+	if err != nil {
+		var zero site.Volume
+		return zero, err
+	}
+	defer release()
+	return s.CreateVolumeFrom(request, source)
 }
 
-func (l *Local) DeleteVolume(_ context.Context, ref chain.Ref) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.site.DeleteVolume(ref)
+func (l *Local) DeleteVolume(ctx context.Context, ref chain.Ref) error {
+	s, release, err := l.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	return s.DeleteVolume(ref)
 }
 
-func (l *Local) ExpandVolume(_ context.Context, ref chain.Ref, sizeBytes uint64) (site.Volume, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.site.ExpandVolume(ref, sizeBytes)
+func (l *Local) ExpandVolume(ctx context.Context, ref chain.Ref, sizeBytes uint64) (site.Volume, error) {
+	s, release, err := l.acquire(ctx)
+	if err != nil {
+		var zero site.Volume
+		return zero, err
+	}
+	defer release()
+	return s.ExpandVolume(ref, sizeBytes)
 }
 
-func (l *Local) Volume(_ context.Context, ref chain.Ref) (site.Volume, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.site.Volume(ref)
+func (l *Local) Volume(ctx context.Context, ref chain.Ref) (site.Volume, error) {
+	s, release, err := l.acquire(ctx)
+	if err != nil {
+		var zero site.Volume
+		return zero, err
+	}
+	defer release()
+	return s.Volume(ref)
 }
 
-func (l *Local) Attach(_ context.Context, member chain.Ref, node string) (site.Volume, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.site.Attach(member, node)
+func (l *Local) Attach(ctx context.Context, member chain.Ref, node string) (site.Volume, error) {
+	s, release, err := l.acquire(ctx)
+	if err != nil {
+		var zero site.Volume
+		return zero, err
+	}
+	defer release()
+	return s.Attach(member, node)
 }
 
-func (l *Local) RecordFilesystem(_ context.Context, member chain.Ref, fsType string) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.site.RecordFilesystem(member, fsType)
+func (l *Local) RecordFilesystem(ctx context.Context, member chain.Ref, fsType string) error {
+	s, release, err := l.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	return s.RecordFilesystem(member, fsType)
 }
 
-func (l *Local) Capacity(_ context.Context, placeCount int) (uint64, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.site.Capacity(placeCount)
+func (l *Local) Capacity(ctx context.Context, placeCount int) (uint64, error) {
+	s, release, err := l.acquire(ctx)
+	if err != nil {
+		var zero uint64
+		return zero, err
+	}
+	defer release()
+	return s.Capacity(placeCount)
 }
 
-func (l *Local) CreateSnapshot(_ context.Context, member chain.Ref, name string) (site.Snapshot, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.site.CreateSnapshot(member, name)
+func (l *Local) CreateSnapshot(ctx context.Context, member chain.Ref, name string) (site.Snapshot, error) {
+	s, release, err := l.acquire(ctx)
+	if err != nil {
+		var zero site.Snapshot
+		return zero, err
+	}
+	defer release()
+	return s.CreateSnapshot(member, name)
 }
 
-func (l *Local) DeleteSnapshot(_ context.Context, ref site.SnapshotRef) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.site.DeleteSnapshot(ref)
+func (l *Local) DeleteSnapshot(ctx context.Context, ref site.SnapshotRef) error {
+	s, release, err := l.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	return s.DeleteSnapshot(ref)
 }
 
-func (l *Local) ListSnapshots(context.Context) ([]site.Snapshot, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.site.ListSnapshots()
+func (l *Local) ListSnapshots(ctx context.Context) ([]site.Snapshot, error) {
+	s, release, err := l.acquire(ctx)
+	if err != nil {
+		var zero []site.Snapshot
+		return zero, err
+	}
+	defer release()
+	return s.ListSnapshots()
 }
 
-func (l *Local) Members(_ context.Context, root chain.Ref) ([]chain.Member, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.site.Members(root)
+func (l *Local) Members(ctx context.Context, root chain.Ref) ([]chain.Member, error) {
+	s, release, err := l.acquire(ctx)
+	if err != nil {
+		var zero []chain.Member
+		return zero, err
+	}
+	defer release()
+	return s.Members(root)
 }
 
-func (l *Local) Holdings(_ context.Context, root chain.Ref) ([]string, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.site.Holdings(root)
+func (l *Local) Holdings(ctx context.Context, root chain.Ref) ([]string, error) {
+	s, release, err := l.acquire(ctx)
+	if err != nil {
+		var zero []string
+		return zero, err
+	}
+	defer release()
+	return s.Holdings(root)
 }
 
-func (l *Local) Enable(_ context.Context, member chain.Ref, target chain.ClusterID) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	_, err := l.site.Enable(member, target)
+func (l *Local) Enable(ctx context.Context, member chain.Ref, target chain.ClusterID) error {
+	s, release, err := l.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	_, err = s.Enable(member, target)
 	return err
 }
 
-func (l *Local) Disable(_ context.Context, member chain.Ref) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.site.Disable(member)
+func (l *Local) Disable(ctx context.Context, member chain.Ref) error {
+	s, release, err := l.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	return s.Disable(member)
 }
 
-func (l *Local) Failover(_ context.Context, source chain.Ref, force bool) (site.Volume, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.site.Failover(source, force)
+func (l *Local) Failover(ctx context.Context, source chain.Ref, force bool) (site.Volume, error) {
+	s, release, err := l.acquire(ctx)
+	if err != nil {
+		var zero site.Volume
+		return zero, err
+	}
+	defer release()
+	return s.Failover(source, force)
 }
 
-func (l *Local) Demote(_ context.Context, member chain.Ref) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	_, err := l.site.Demote(member)
+func (l *Local) Demote(ctx context.Context, member chain.Ref) error {
+	s, release, err := l.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	_, err = s.Demote(member)
 	return err
 }
 
-func (l *Local) Resync(_ context.Context, end chain.Ref, failbackSource chain.ClusterID) (bool, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.site.Resync(end, failbackSource)
+func (l *Local) Resync(ctx context.Context, end chain.Ref, failbackSource chain.ClusterID) (bool, error) {
+	s, release, err := l.acquire(ctx)
+	if err != nil {
+		var zero bool
+		return zero, err
+	}
+	defer release()
+	return s.Resync(end, failbackSource)
 }
 
-func (l *Local) Status(_ context.Context, member chain.Ref) (site.Status, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.site.Status(member)
+func (l *Local) Status(ctx context.Context, member chain.Ref) (site.Status, error) {
+	s, release, err := l.acquire(ctx)
+	if err != nil {
+		var zero site.Status
+		return zero, err
+	}
+	defer release()
+	return s.Status(member)
 }
 
-func (l *Local) Handover(_ context.Context, member chain.Ref) (site.Handover, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.site.Handover(member)
+func (l *Local) Handover(ctx context.Context, member chain.Ref) (site.Handover, error) {
+	s, release, err := l.acquire(ctx)
+	if err != nil {
+		var zero site.Handover
+		return zero, err
+	}
+	defer release()
+	return s.Handover(member)
 }
 
-func (l *Local) LearnSuccessor(_ context.Context, member, successor chain.Ref) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.site.LearnSuccessor(member, successor)
+func (l *Local) LearnSuccessor(ctx context.Context, member, successor chain.Ref) error {
+	s, release, err := l.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	return s.LearnSuccessor(member, successor)
 }
 
-func (l *Local) PrepareReceive(_ context.Context, request site.ReceiveRequest) ([]site.Receiver, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.site.PrepareReceive(request)
+func (l *Local) PrepareReceive(ctx context.Context, request site.ReceiveRequest) ([]site.Receiver, error) {
+	s, release, err := l.acquire(ctx)
+	if err != nil {
+		var zero []site.Receiver
+		return zero, err
+	}
+	defer release()
+	return s.PrepareReceive(request)
 }
 
-func (l *Local) Spec(_ context.Context, node string) (site.NodeSpec, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.site.Spec(node)
+func (l *Local) Spec(ctx context.Context, node string) (site.NodeSpec, error) {
+	s, release, err := l.acquire(ctx)
+	if err != nil {
+		var zero site.NodeSpec
+		return zero, err
+	}
+	defer release()
+	return s.Spec(node)
 }
 
-func (l *Local) Report(_ context.Context, status site.NodeStatus) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.site.Report(status)
+func (l *Local) Report(ctx context.Context, status site.NodeStatus) error {
+	s, release, err := l.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	return s.Report(status)
 }
 
-// Tick runs the site's time-driven work under the same mutex as the API.
+// Tick runs the site's time-driven work under the same lock as the API.
 func (l *Local) Tick() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.site.Tick()
+	s, release, err := l.acquire(context.Background())
+	if err != nil {
+		return err
+	}
+	defer release()
+	return s.Tick()
 }
