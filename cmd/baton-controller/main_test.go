@@ -39,10 +39,10 @@ import (
 	"sigs.k8s.io/yaml"
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
-	"github.com/baton-dr/baton/controllers/storageapi"
-	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/bed/controlplane"
 	site "github.com/baton-dr/baton/controllers/site"
+	"github.com/baton-dr/baton/controllers/storageapi"
+	"github.com/baton-dr/baton/storage/chain"
 )
 
 func TestHelpSaysWhatItDoes(t *testing.T) {
