@@ -156,6 +156,9 @@ type clusterAPI interface {
 // or its record gone -- is done already (rule 2).
 func (c call) onLastLocal(ctx context.Context, op string, apply func(clusterAPI, chain.Ref) error) error {
 	member, err := c.chain.LastLocal(c.set.Local())
+	if seededBugDemotesTheEnd {
+		member, err = c.chain.End(), nil
+	}
 	if errors.Is(err, chain.ErrNoLocalMember) {
 		return nil
 	}

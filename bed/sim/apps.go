@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -224,8 +225,15 @@ func (w *World) step() {
 	for _, name := range w.appOrder {
 		a := w.apps[name]
 		if a.site != "" {
-			if res, err := a.model.Step(w.Sim.Now(), a.devices); err == nil && res.Acknowledged {
+			res, err := a.model.Step(w.Sim.Now(), a.devices)
+			switch {
+			case err == nil && res.Acknowledged:
 				w.writes[a.site]++
+			case err != nil && !errors.Is(err, workload.ErrStopped):
+				// The application runs where the hub made it primary: nothing
+				// in the DR machinery may fence it there.
+				w.violate("application: the primary refused a write", fmt.Sprintf(
+					"%s on %s (%s): %v", a.spec.Name, a.site, a.node.Endpoint, err))
 			}
 		}
 		if t := a.tail; t != nil {
