@@ -70,6 +70,12 @@ type ReplicaSpec struct {
 	// +kubebuilder:validation:items:MaxLength=253
 	// +optional
 	Nodes []string `json:"nodes,omitempty"`
+
+	// OriginGUID is the snapshot a fail-over clone source started from, which
+	// this site holds as a snapshot of its own predecessor: what a fail-over
+	// clones when the source was lost before it shipped anything.
+	// +optional
+	OriginGUID string `json:"originGUID,omitempty"`
 }
 
 // ReceivedSnapshots is what one receiving node reported holding.

@@ -61,13 +61,13 @@ func (s *Site) Operator() string { return s.Name + "/controller" }
 func newSite(w *World, name string, cluster chain.ClusterID) (*Site, error) {
 	s := &Site{Name: name, Cluster: cluster, Store: site.NewMemoryStore(), ControllerUp: true, world: w,
 		peers: map[chain.ClusterID]storageapi.Cluster{}}
-	ids, tokens := w.Sim.Rand("ids/"+name), w.Sim.Rand("tokens/"+name)
+	ids, tokenKey := w.Sim.Rand("ids/"+name), w.Sim.Rand("tokens/"+name).Uint64()
 	control, err := site.New(site.Config{Cluster: cluster, Interval: w.options.ReplicationInterval, Retention: 3,
 		NewVolumeID: func() chain.VolumeID {
 			return chain.VolumeID(fmt.Sprintf("%08x-%04x-4%03x-8%03x-%012x", ids.Uint32(), ids.Uint32()&0xffff,
 				ids.Uint32()&0xfff, ids.Uint32()&0xfff, ids.Uint64()&0xffffffffffff))
 		},
-		NewToken: func() string { return fmt.Sprintf("%016x", tokens.Uint64()) },
+		ReplicaToken: func(source chain.Ref) string { return fmt.Sprintf("%016x-%s", tokenKey, source) },
 	}, s.Store, storageapi.Peers{Clusters: s.peers}, w.Sim)
 	if err != nil {
 		return nil, err

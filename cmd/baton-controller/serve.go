@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"io"
 	"log/slog"
@@ -126,8 +128,18 @@ func wire(ctx context.Context, m manager.Manager, o options, logger logr.Logger)
 		return nil, err
 	}
 	clock := wallClock{}
+	peerTLS, err := peerTLSConfig(o.peerCAFile)
+	if err != nil {
+		return nil, err
+	}
+	peers := &site.SecretPeers{Reader: m.GetClient(), Namespace: o.namespace, SecretName: o.csiSecret, TLS: peerTLS}
+	// Tokens are derived under the operator's mutex: they read the cached CSI
+	// secret, never the operator.
+	tokens := site.SecretTokens{Reader: m.GetClient(), Namespace: o.namespace, SecretName: o.csiSecret,
+		Cluster: chain.ClusterID(o.clusterID)}
 	op, err := site.NewOperator(site.OperatorConfig{Client: m.GetClient(), Reader: m.GetAPIReader(), Namespace: o.namespace,
-		Cluster: chain.ClusterID(o.clusterID), Context: ctx, Clock: clock, Metrics: metrics, Log: logger.WithName("site")})
+		Cluster: chain.ClusterID(o.clusterID), Context: ctx, Clock: clock, Metrics: metrics, Peers: peers,
+		ReplicaToken: tokens.Token, Log: logger.WithName("site")})
 	if err != nil {
 		return nil, err
 	}
@@ -194,4 +206,23 @@ func newDiscoverer(file string) (site.Discoverer, error) {
 		return nil, fmt.Errorf("--discovery-file: %w", err)
 	}
 	return fileDiscoverer(file), nil
+}
+
+// peerTLSConfig trusts the CAs of --peer-ca-file for peer sites' storage APIs,
+// or the system roots without it.
+func peerTLSConfig(caFile string) (*tls.Config, error) {
+	config := &tls.Config{MinVersion: tls.VersionTLS12}
+	if caFile == "" {
+		return config, nil
+	}
+	pem, err := os.ReadFile(caFile)
+	if err != nil {
+		return nil, fmt.Errorf("failed to read --peer-ca-file: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("--peer-ca-file %s holds no PEM certificate", caFile)
+	}
+	config.RootCAs = pool
+	return config, nil
 }

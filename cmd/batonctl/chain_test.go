@@ -10,7 +10,7 @@ import (
 // context nothing answers at is listed, not fatal.
 func TestChainShowWalksEveryReachableSite(t *testing.T) {
 	kubeconfig, now := sites(t)
-	out, err := batonctl(t, now, "chain", "show", v1Ref.String(), "--kubeconfig", kubeconfig, "--request-timeout", "5s")
+	out, err := runBatonctl(t, now, "chain", "show", v1Ref.String(), "--kubeconfig", kubeconfig, "--request-timeout", "5s")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ unreachable context: site-c (dial connect: connection refused)
 // is marked unconfirmed.
 func TestChainShowFromOneSite(t *testing.T) {
 	kubeconfig, now := sites(t)
-	out, err := batonctl(t, now, "chain", "show", v1Ref.String(), "--contexts", "site-a", "--kubeconfig", kubeconfig)
+	out, err := runBatonctl(t, now, "chain", "show", v1Ref.String(), "--contexts", "site-a", "--kubeconfig", kubeconfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ unreachable cluster: bbbbbbbb-0000-4000-8000-00000000000b
 
 func TestChainShowRefusesAMalformedHandle(t *testing.T) {
 	kubeconfig, now := sites(t)
-	if _, err := batonctl(t, now, "chain", "show", "pvc-1234", "--kubeconfig", kubeconfig); err == nil || !strings.Contains(err.Error(), "malformed") {
+	if _, err := runBatonctl(t, now, "chain", "show", "pvc-1234", "--kubeconfig", kubeconfig); err == nil || !strings.Contains(err.Error(), "malformed") {
 		t.Fatalf("chain show pvc-1234: %v", err)
 	}
 }

@@ -31,7 +31,7 @@ b0000000-0000-4000-8000-000000000002   aaaaaaaa-0000-4000-8000-00000000000a:a000
 		{[]string{"get", "volumes", "-n", "nowhere"}, "No resources found in nowhere namespace.\n"},
 	}
 	for _, c := range cases {
-		out, err := batonctl(t, now, append(c.args, "--kubeconfig", kubeconfig)...)
+		out, err := runBatonctl(t, now, append(c.args, "--kubeconfig", kubeconfig)...)
 		if err != nil {
 			t.Errorf("%v: %v", c.args, err)
 			continue
@@ -42,14 +42,14 @@ b0000000-0000-4000-8000-000000000002   aaaaaaaa-0000-4000-8000-00000000000a:a000
 
 func TestGetRefusesWhatItCannotList(t *testing.T) {
 	kubeconfig, now := sites(t)
-	if _, err := batonctl(t, now, "get", "pods", "--kubeconfig", kubeconfig); err == nil || !strings.Contains(err.Error(), "unknown kind") {
+	if _, err := runBatonctl(t, now, "get", "pods", "--kubeconfig", kubeconfig); err == nil || !strings.Contains(err.Error(), "unknown kind") {
 		t.Errorf("get pods: %v", err)
 	}
-	_, err := batonctl(t, now, "get", "volumes", "--context", "site-c", "--kubeconfig", kubeconfig, "--request-timeout", "5s")
+	_, err := runBatonctl(t, now, "get", "volumes", "--context", "site-c", "--kubeconfig", kubeconfig, "--request-timeout", "5s")
 	if err == nil || !strings.Contains(err.Error(), "connection refused") {
 		t.Errorf("get from a site nothing answers at: %v", err)
 	}
-	if _, err := batonctl(t, now, "get", "volumes", "--context", "site-z", "--kubeconfig", kubeconfig); err == nil {
+	if _, err := runBatonctl(t, now, "get", "volumes", "--context", "site-z", "--kubeconfig", kubeconfig); err == nil {
 		t.Error("get from a context the kubeconfig lacks succeeded")
 	}
 }

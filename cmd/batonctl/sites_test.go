@@ -218,7 +218,7 @@ func writeKubeconfig() (string, error) {
 }
 
 // batonctl runs the command line with a fixed clock and returns its output.
-func batonctl(t *testing.T, now time.Time, args ...string) (string, error) {
+func runBatonctl(t *testing.T, now time.Time, args ...string) (string, error) {
 	t.Helper()
 	root := newRootCommand(environment{now: func() time.Time { return now }})
 	var out bytes.Buffer

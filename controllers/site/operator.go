@@ -41,6 +41,9 @@ type OperatorConfig struct {
 	Peers core.Peers
 	// NewVolumeID names new volumes; nil draws UUIDv4s from crypto/rand.
 	NewVolumeID func() chain.VolumeID
+	// ReplicaToken authorises the streams of a replica (core.Config); nil
+	// leaves replicas without a token, which node agents refuse.
+	ReplicaToken func(source chain.Ref) string
 	// Metrics, when set, is updated after every tick and shipment.
 	Metrics *Metrics
 	Log     logr.Logger
@@ -133,6 +136,7 @@ func (o *Operator) ensureSite(ctx context.Context) (*core.Site, error) {
 	}
 	config := siteConfig(cluster)
 	config.NewVolumeID = o.config.NewVolumeID
+	config.ReplicaToken = o.config.ReplicaToken
 	store, err := NewStore(StoreConfig{Client: o.config.Client, Reader: o.config.Reader, Namespace: o.config.Namespace,
 		Cluster: config.Cluster, ClusterName: cluster.Name, Context: o.config.Context, OnSync: o.onSync})
 	if err != nil {

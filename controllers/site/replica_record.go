@@ -35,7 +35,7 @@ func renderReplica(o *v1.Replica, r core.Replica) error {
 	o.Spec = v1.ReplicaSpec{
 		Source: v1.VolumeHandle(r.Source.String()), RootHandle: v1.VolumeHandle(r.Root.String()),
 		SourceGeneration: generation, SizeBytes: size, PlaceCount: placeCount, Provisioning: provisioning,
-		FSType: r.FsType, VolumeMode: mode, Nodes: slices.Clone(r.Nodes),
+		FSType: r.FsType, VolumeMode: mode, Nodes: slices.Clone(r.Nodes), OriginGUID: r.OriginGUID,
 	}
 	o.Status.Received = nil
 	for _, node := range slices.Sorted(maps.Keys(r.Received)) {
@@ -86,7 +86,7 @@ func readReplica(o *v1.Replica) (core.Replica, error) {
 		Shape: core.Shape{SizeBytes: size, Provisioning: provisioning, PlaceCount: int(o.Spec.PlaceCount),
 			FsType: o.Spec.FSType, VolumeMode: core.VolumeMode(o.Spec.VolumeMode)},
 		Nodes: slices.Clone(o.Spec.Nodes), Received: map[string][]core.SnapshotInfo{},
-		ClonedInto: clonedInto, CreatedAt: created,
+		ClonedInto: clonedInto, CreatedAt: created, OriginGUID: o.Spec.OriginGUID,
 	}
 	for _, received := range o.Status.Received {
 		r.Received[received.Node] = snapshotInfos(received.Snapshots)

@@ -102,7 +102,8 @@ func (a *Agent) admit(header StreamHeader) error {
 	if i < 0 || !a.spec.Replicas[i].Open || a.spec.Replicas[i].Source.Cluster != header.Source {
 		return fmt.Errorf("%w: %s on %s", ErrReplicaClosed, header.Dataset, a.options.Node)
 	}
-	if subtle.ConstantTimeCompare([]byte(header.Token), []byte(a.spec.Replicas[i].Token)) != 1 {
+	want := a.spec.Replicas[i].Token
+	if want == "" || subtle.ConstantTimeCompare([]byte(header.Token), []byte(want)) != 1 {
 		return fmt.Errorf("%w: stream for %s on %s presents the wrong token", ErrUnauthorized, header.Dataset, a.options.Node)
 	}
 	if a.receiving[header.Dataset] {

@@ -100,9 +100,6 @@ type Replica struct {
 	// ClonedInto is the fail-over member cloned from this replica; once set,
 	// no further stream of the superseded source is received.
 	ClonedInto chain.Ref
-	// Token authorises the source's streams: the receiving agents refuse a
-	// stream that does not present it.
-	Token string
 	// OriginGUID is the snapshot the source started from, when it is a clone.
 	OriginGUID string
 	CreatedAt  time.Time

@@ -32,16 +32,13 @@ func (s *Site) PrepareReceive(request ReceiveRequest) ([]Receiver, error) {
 		if r.Nodes, err = s.receivers(r); err != nil {
 			return nil, err
 		}
-		if s.config.NewToken != nil {
-			r.Token = s.config.NewToken()
-		}
 		if err := s.store.PutReplica(r); err != nil {
 			return nil, err
 		}
 	}
 	receivers, err := s.addresses(r.Nodes)
 	for i := range receivers {
-		receivers[i].Token = r.Token
+		receivers[i].Token = s.token(r.Source)
 	}
 	return receivers, err
 }
