@@ -196,6 +196,12 @@ var acceptances = []acceptance{
 	{"a discovery run is labelled", "OperatorOps", false, "", `{"metadata":{"labels":{"site":"a"}}}`, "metadata.labels.site", `"a"`},
 	{"a snapshot becomes ready", "Snapshot", true, "", status(`{"readyToUse":true}`), "status.readyToUse", `true`},
 	{"a drill picks a snapshot", "TestFailover", false, "", spec(`{"snapshot":"baton-1"}`), "spec.snapshot", `"baton-1"`},
+	{"a request is approved", "StorageSiteDeployment", false, "", spec(`{"approved":true}`), "spec.approved", `true`},
+	{"an approved request is re-applied unchanged", "StorageSiteDeployment", false, spec(`{"approved":true}`), spec(`{"approved":true}`), "spec.approved", `true`},
+	{"a request's discovery changes before approval (a new run)", "StorageSiteDeployment", false, "", spec(`{"discovery":{"nodeNames":["node-4"]}}`), "spec.discovery.nodeNames", `["node-4"]`},
+	{"a request's sizing changes before approval", "StorageSiteDeployment", false, "", sizing(`{"placeCount":3}`), "spec.sizing.placeCount", `3`},
+	{"an approved request's status moves on", "StorageSiteDeployment", true, "", status(`{"phase":"Deploying"}`), "status.phase", `"Deploying"`},
+	{"a hub drill picks a snapshot", "SiteTestFailover", false, "", drill(`{"snapshot":"baton-1"}`), "spec.drill.snapshot", `"baton-1"`},
 }
 
 // TestAcceptedChanges applies each legitimate change and reads it back.
