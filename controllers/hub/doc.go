@@ -17,4 +17,9 @@
 // functions (plan*.go), then writes. The work lives in the site's namespace,
 // where an owner reference to the request cannot point, so a finalizer
 // releases it and the views, and watches map them back through labels.
+//
+// The hub's ClusterRole in deploy/hub/rbac is generated from the rbac markers
+// on the reconcilers:
+//
+//go:generate go tool controller-gen rbac:roleName=baton-hub paths=. output:rbac:artifacts:config=../../deploy/hub/rbac
 package hub

@@ -108,16 +108,22 @@ func runConfig(name, namespace string) workv1.ManifestConfigOption {
 }
 
 // draftConfig makes the work agent server-side apply the draft patch as
-// FieldManager, without force: a conflict with a reviewer on the site (who
-// sized the draft there) is reported as the site's answer, never overridden.
-func draftConfig(name, namespace string) workv1.ManifestConfigOption {
+// FieldManager. The sizing goes without force: a conflict with a reviewer on
+// the site (who sized the draft there) is reported as the site's answer,
+// never overridden. The approval goes with force, because the site operator
+// owns spec.approved from the moment it writes the draft ("approved": false
+// is a written field, and its default), so an unforced approval always
+// conflicts. By then the draft shows exactly the requested sizing, so the
+// force takes over fields whose values it does not change; approving is the
+// hub's decision to make.
+func draftConfig(name, namespace string, approve bool) workv1.ManifestConfigOption {
 	return workv1.ManifestConfigOption{
 		ResourceIdentifier: workv1.ResourceIdentifier{
 			Group: storagev1alpha1.GroupVersion.Group, Resource: draftResource, Name: name, Namespace: namespace,
 		},
 		UpdateStrategy: &workv1.UpdateStrategy{
 			Type:            workv1.UpdateStrategyTypeServerSideApply,
-			ServerSideApply: &workv1.ServerSideApplyConfig{FieldManager: FieldManager},
+			ServerSideApply: &workv1.ServerSideApplyConfig{FieldManager: FieldManager, Force: approve},
 		},
 	}
 }
@@ -144,7 +150,7 @@ func deploymentWorkSpec(siteNamespace, run string, discovery storagev1alpha1.Ope
 		return workv1.ManifestWorkSpec{}, err
 	}
 	spec.Workload.Manifests = append(spec.Workload.Manifests, draft)
-	spec.ManifestConfigs = append(spec.ManifestConfigs, draftConfig(patch.name, siteNamespace))
+	spec.ManifestConfigs = append(spec.ManifestConfigs, draftConfig(patch.name, siteNamespace, patch.approve))
 	return spec, nil
 }
 

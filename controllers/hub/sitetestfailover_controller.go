@@ -17,12 +17,13 @@ import (
 
 var testFailoverConditions = []string{v1.SiteTestFailoverDeliveredCondition, v1.SiteTestFailoverReadyCondition}
 
-// SiteTestFailoverReconciler delivers a drill to the DR site through a
-// ManifestWork and projects the site's TestFailover back through a view.
-//
+// The reconciler's permissions, from which deploy/hub/rbac is generated.
 // +kubebuilder:rbac:groups=storage.baton.dev,resources=sitetestfailovers,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=storage.baton.dev,resources=sitetestfailovers/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=storage.baton.dev,resources=sitetestfailovers/finalizers,verbs=update
+
+// SiteTestFailoverReconciler delivers a drill to the DR site through a
+// ManifestWork and projects the site's TestFailover back through a view.
 type SiteTestFailoverReconciler struct {
 	Client client.Client
 }

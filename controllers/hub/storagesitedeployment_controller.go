@@ -24,15 +24,16 @@ var deploymentConditions = []string{
 	v1.StorageSiteDeploymentApprovedCondition, v1.StorageSiteDeploymentReadyCondition,
 }
 
-// StorageSiteDeploymentReconciler carries a StorageSiteDeployment to its
-// site through one ManifestWork and projects the site's answers back.
-//
+// The reconciler's permissions, from which deploy/hub/rbac is generated.
 // +kubebuilder:rbac:groups=storage.baton.dev,resources=storagesitedeployments,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=storage.baton.dev,resources=storagesitedeployments/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=storage.baton.dev,resources=storagesitedeployments/finalizers,verbs=update
 // +kubebuilder:rbac:groups=work.open-cluster-management.io,resources=manifestworks,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=view.open-cluster-management.io,resources=managedclusterviews,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters,verbs=get;list;watch
+
+// StorageSiteDeploymentReconciler carries a StorageSiteDeployment to its
+// site through one ManifestWork and projects the site's answers back.
 type StorageSiteDeploymentReconciler struct {
 	Client client.Client
 }

@@ -261,6 +261,9 @@ func TestApprovalDeliveredThenDeployingThenOnline(t *testing.T) {
 	if spec := d.manifests()[1]["spec"].(map[string]any); spec["approved"] != true {
 		t.Fatalf("no approval in the draft patch once the sizing landed: %v", spec)
 	}
+	if ssa := d.work().Spec.ManifestConfigs[1].UpdateStrategy.ServerSideApply; !ssa.Force {
+		t.Errorf("the approval is applied without force: the site operator owns approved=false and it would conflict")
+	}
 	d.expectCondition(v1.StorageSiteDeploymentApprovedCondition, metav1.ConditionFalse, v1.StorageSiteDeploymentApprovalDeliveringReason)
 
 	d.round() // the site approves
