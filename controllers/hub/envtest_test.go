@@ -139,7 +139,7 @@ func newEnvDeployment(t *testing.T, name, site string, approved bool) *envDeploy
 		t.Fatalf("the API server refused the request: %v", err)
 	}
 	return &envDeployment{t: t, c: c, r: &StorageSiteDeploymentReconciler{Client: c},
-		agent: &localAgent{t: t, c: c, site: site}, request: request}
+		agent: &localAgent{t: t, hub: c, c: c, site: site}, request: request}
 }
 
 // advance runs rounds (reconcile, agent, reconcile) until done holds, at
