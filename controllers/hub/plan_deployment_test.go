@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
+	workv1 "open-cluster-management.io/api/work/v1"
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
 	viewv1beta1 "github.com/baton-dr/baton/controllers/hub/view/v1beta1"
@@ -200,4 +201,36 @@ func FuzzProject(f *testing.F) {
 			t.Fatalf("state %s with an object", got.state)
 		}
 	})
+}
+
+// BenchmarkPlanDeployment measures one planning pass of an Online request
+// with three nodes: the pure half of every reconcile.
+func BenchmarkPlanDeployment(b *testing.B) {
+	request := newRequest("site-a", siteA, true)
+	run, err := requestRun(request)
+	if err != nil {
+		b.Fatal(err)
+	}
+	draft := draftWith(true, v1.ClusterDeploymentConfigDeployed, threeNodes)
+	draft.Name = "site-a"
+	phase, name := string(v1.OperatorOpsCompleted), "site-a"
+	work := &workv1.ManifestWork{Status: workv1.ManifestWorkStatus{ResourceStatus: workv1.ManifestResourceStatus{Manifests: []workv1.ManifestCondition{{
+		ResourceMeta:    workv1.ManifestResourceMeta{Kind: "OperatorOps", Name: run, Namespace: siteNS},
+		StatusFeedbacks: workv1.StatusFeedbackResult{Values: []workv1.FeedbackValue{{Name: feedbackPhase, Value: workv1.FieldValue{String: &phase}}, {Name: feedbackDraft, Value: workv1.FieldValue{String: &name}}}},
+	}}}}}
+	cluster := &v1.StorageCluster{Spec: v1.StorageClusterSpec{ClusterID: clusterID}, Status: v1.StorageClusterStatus{
+		Conditions: []metav1.Condition{{Type: v1.StorageClusterReadyCondition, Status: metav1.ConditionTrue}}}}
+	nodes := map[string]viewed[v1.StorageNode]{}
+	for _, node := range threeNodes.Nodes {
+		nodes[node] = viewed[v1.StorageNode]{state: viewFound, object: &v1.StorageNode{Spec: v1.StorageNodeSpec{NodeName: node}}}
+	}
+	obs := deploymentObservation{site: siteReady, work: work, draft: viewed[v1.ClusterDeploymentConfig]{state: viewFound, object: draft},
+		cluster: viewed[v1.StorageCluster]{state: viewFound, object: cluster}, nodes: nodes}
+	b.ReportAllocs()
+	for b.Loop() {
+		plan, err := planDeployment(request, obs)
+		if err != nil || plan.status.Phase != v1.StorageSiteDeploymentOnline {
+			b.Fatalf("%v %s", err, plan.status.Phase)
+		}
+	}
 }
