@@ -276,6 +276,61 @@ func fixtures() []fixture {
 			changeSpec:   func(o client.Object) { o.(*v1.TestFailover).Spec.Snapshot = "baton-1" },
 			changeStatus: func(o client.Object) { o.(*v1.TestFailover).Status.Phase = v1.TestFailoverCleaningUp },
 		},
+		{
+			kind: "StorageSiteDeployment",
+			object: func() client.Object {
+				sized := v1.Sizing{ClusterName: "site-a", StorageLayout: layout()}
+				return &v1.StorageSiteDeployment{Spec: v1.StorageSiteDeploymentSpec{
+					Site: "site-a", SiteNamespace: v1.DefaultSiteNamespace,
+					Discovery: v1.OperatorOpsSpec{
+						NodeSelector: map[string]string{"storage.baton.dev/candidate": "true"},
+						Devices:      v1.DeviceFilter{Paths: []string{"/dev/sd*"}, AllowLoopFiles: true},
+					},
+					Sizing: &sized,
+				}}
+			},
+			setStatus: func(o client.Object) {
+				o.(*v1.StorageSiteDeployment).Status = v1.StorageSiteDeploymentStatus{
+					ObservedGeneration: 1, Phase: v1.StorageSiteDeploymentOnline,
+					Work: "baton-site-a-0123456789", Run: "site-a-0123abcd",
+					Draft: &v1.DraftProjection{
+						Name:     "site-a",
+						NodeSets: []v1.NodeSet{{Name: "storage", Nodes: []string{"node-1", "node-2", "node-3"}, Devices: []string{"/dev/sdb"}}},
+						Approved: true, SizingApplied: true, Phase: v1.ClusterDeploymentConfigDeployed,
+					},
+					Cluster:        &v1.DeployedCluster{Name: "site-a", ClusterID: clusterA, Pool: "baton", Nodes: []string{"node-1", "node-2", "node-3"}},
+					ReadyNodeCount: 3,
+					Conditions:     []metav1.Condition{condition(v1.StorageSiteDeploymentReadyCondition, v1.StorageSiteDeploymentOnlineReason)},
+				}
+			},
+			changeSpec: func(o client.Object) { o.(*v1.StorageSiteDeployment).Spec.Discovery.NodeNames = []string{"node-1"} },
+			changeStatus: func(o client.Object) {
+				o.(*v1.StorageSiteDeployment).Status.Phase = v1.StorageSiteDeploymentFailed
+				o.(*v1.StorageSiteDeployment).Status.Reason = "node-2 has no /dev/sdb"
+			},
+		},
+		{
+			kind: "SiteTestFailover",
+			object: func() client.Object {
+				return &v1.SiteTestFailover{Spec: v1.SiteTestFailoverSpec{
+					Site: "site-b", SiteNamespace: v1.DefaultSiteNamespace,
+					Drill: v1.TestFailoverSpec{Source: "pvc-5d2c7a4e", TargetNamespace: "drill", PVCName: "vm-disk-bubble"},
+				}}
+			},
+			setStatus: func(o client.Object) {
+				o.(*v1.SiteTestFailover).Status = v1.SiteTestFailoverStatus{
+					ObservedGeneration: 1, Work: "baton-drill-0123456789",
+					Drill: v1.TestFailoverStatus{
+						Phase: v1.TestFailoverReady, Snapshot: &v1.SnapshotRef{Name: "baton-2", GUID: "2"},
+						BubbleVolume: handleB2, PVName: "baton-drill-vm-disk", PVCName: "vm-disk-bubble",
+						SourceVolumeMode: corev1.PersistentVolumeBlock,
+					},
+					Conditions: []metav1.Condition{condition(v1.SiteTestFailoverReadyCondition, v1.TestFailoverReadyReason)},
+				}
+			},
+			changeSpec:   func(o client.Object) { o.(*v1.SiteTestFailover).Spec.Drill.Snapshot = "baton-1" },
+			changeStatus: func(o client.Object) { o.(*v1.SiteTestFailover).Status.Drill.Phase = v1.TestFailoverCleaningUp },
+		},
 	}
 }
 

@@ -50,6 +50,10 @@ const (
 	noSizing          = "a draft without sizing cannot be approved"
 	draftFrozen       = "an approved draft is frozen: a changed deployment is a new draft"
 	approvalOneWay    = "approval is one-way: approved cannot go back to false"
+	siteImmutable     = "site is immutable: another site is another request"
+	siteNSImmutable   = "siteNamespace is immutable"
+	requestNoSizing   = "a request without sizing cannot be approved"
+	requestFrozen     = "an approved request is frozen: a changed deployment is a new request"
 )
 
 // refusal is one change the API server must refuse.
@@ -69,6 +73,7 @@ type refusal struct {
 func spec(fragment string) string   { return `{"spec":` + fragment + `}` }
 func status(fragment string) string { return `{"status":` + fragment + `}` }
 func sizing(fragment string) string { return `{"spec":{"sizing":` + fragment + `}}` }
+func drill(fragment string) string  { return `{"spec":{"drill":` + fragment + `}}` }
 
 const (
 	badUUID   = `"0A0A0A0A-0000-4000-8000-00000000000A"` // upper case: not canonical
@@ -294,5 +299,50 @@ func refusals() []refusal {
 		refusal{kind: tf, field: "status.sourceVolumeMode", rule: enum, status: true, patch: status(`{"sourceVolumeMode":"Raw"}`)},
 		refusal{kind: tf, field: "status.sourceFsType", rule: pattern, status: true, patch: status(`{"sourceFsType":"ext4,ro"}`)},
 	)
+
+	add(hubRefusals()...)
 	return r
+}
+
+// hubRefusals are the refusals of the hub's kinds: a request names its site
+// once, sizes like the draft it sizes, and approves one way.
+func hubRefusals() []refusal {
+	const ssd = "StorageSiteDeployment"
+	r := layoutRefusals(ssd, "spec.sizing.", sizing)
+	r = append(r,
+		refusal{kind: ssd, field: "spec.site", rule: pattern, patch: spec(`{"site":"Site_A"}`)},
+		refusal{kind: ssd, field: "spec.site", rule: siteImmutable, transition: true, patch: spec(`{"site":"site-c"}`)},
+		refusal{kind: ssd, field: "spec.siteNamespace", rule: pattern, patch: spec(`{"siteNamespace":"Baton"}`)},
+		refusal{kind: ssd, field: "spec.siteNamespace", rule: siteNSImmutable, transition: true, patch: spec(`{"siteNamespace":"storage"}`)},
+		refusal{kind: ssd, field: "spec.discovery.devices.minSizeBytes", rule: minimum, patch: spec(`{"discovery":{"devices":{"minSizeBytes":-1}}}`)},
+		refusal{kind: ssd, field: "spec.sizing.clusterName", rule: pattern, patch: sizing(`{"clusterName":"Site_A"}`)},
+		refusal{kind: ssd, field: "spec.approved", rule: requestNoSizing, patch: spec(`{"sizing":null,"approved":true}`)},
+		refusal{kind: ssd, field: "spec.approved", rule: approvalOneWay, transition: true, setup: spec(`{"approved":true}`), patch: spec(`{"approved":false}`)},
+		refusal{kind: ssd, field: "spec.approved", rule: approvalOneWay, transition: true, setup: spec(`{"approved":true}`), patch: spec(`{"approved":null}`)},
+		refusal{kind: ssd, field: "spec", rule: requestFrozen, transition: true, setup: spec(`{"approved":true}`), patch: sizing(`{"placeCount":3}`)},
+		refusal{kind: ssd, field: "spec", rule: requestFrozen, transition: true, setup: spec(`{"approved":true}`), patch: spec(`{"discovery":{"nodeNames":["node-4"]}}`)},
+		refusal{kind: ssd, field: "status.phase", rule: enum, status: true, patch: status(`{"phase":"Ready"}`)},
+		refusal{kind: ssd, field: "status.readyNodeCount", rule: minimum, status: true, patch: status(`{"readyNodeCount":-1}`)},
+		refusal{kind: ssd, field: "status.cluster.clusterID", rule: pattern, status: true, patch: status(`{"cluster":{"name":"site-a","clusterID":"site-a"}}`)},
+		refusal{kind: ssd, field: "status.draft.phase", rule: enum, status: true, patch: status(`{"draft":{"name":"site-a","phase":"Online"}}`)},
+		refusal{kind: ssd, field: "status.draft.nodeSets[].name", rule: pattern, status: true, patch: status(`{"draft":{"name":"site-a","nodeSets":[{"name":"Storage","nodes":["node-1"]}]}}`)},
+		refusal{kind: ssd, field: "status.draft.nodeSets[].nodes", rule: minItems, status: true, patch: status(`{"draft":{"name":"site-a","nodeSets":[{"name":"storage","nodes":[]}]}}`)},
+		refusal{kind: ssd, field: "status.draft.nodeSets[].devices[]", rule: pattern, status: true, patch: status(`{"draft":{"name":"site-a","nodeSets":[{"name":"storage","nodes":["node-1"],"devices":["sdb"]}]}}`)},
+	)
+
+	const stf = "SiteTestFailover"
+	return append(r,
+		refusal{kind: stf, field: "spec.site", rule: pattern, patch: spec(`{"site":"-site-b"}`)},
+		refusal{kind: stf, field: "spec.site", rule: siteImmutable, transition: true, patch: spec(`{"site":"site-a"}`)},
+		refusal{kind: stf, field: "spec.siteNamespace", rule: pattern, patch: spec(`{"siteNamespace":"baton_system"}`)},
+		refusal{kind: stf, field: "spec.siteNamespace", rule: siteNSImmutable, transition: true, patch: spec(`{"siteNamespace":"storage"}`)},
+		refusal{kind: stf, field: "spec.drill.source", rule: minLength, patch: drill(`{"source":""}`)},
+		refusal{kind: stf, field: "spec.drill.targetNamespace", rule: pattern, patch: drill(`{"targetNamespace":"Drill"}`)},
+		refusal{kind: stf, field: "spec.drill.pvcName", rule: pattern, patch: drill(`{"pvcName":"bubble_pvc"}`)},
+		refusal{kind: stf, field: "status.drill.phase", rule: enum, status: true, patch: status(`{"drill":{"phase":"Running"}}`)},
+		refusal{kind: stf, field: "status.drill.snapshot.name", rule: minLength, status: true, patch: status(`{"drill":{"snapshot":{"name":""}}}`)},
+		refusal{kind: stf, field: "status.drill.bubbleVolume", rule: pattern, status: true, patch: status(`{"drill":{"bubbleVolume":` + badHandle + `}}`)},
+		refusal{kind: stf, field: "status.drill.sourceVolumeMode", rule: enum, status: true, patch: status(`{"drill":{"sourceVolumeMode":"Raw"}}`)},
+		refusal{kind: stf, field: "status.drill.sourceFsType", rule: pattern, status: true, patch: status(`{"drill":{"sourceFsType":"ext4,ro"}}`)},
+	)
 }

@@ -172,6 +172,10 @@ func changeAnySpec(t *testing.T, o client.Object) {
 		o.Spec.NodeSets[0].Nodes = []string{"elsewhere"}
 	case *v1.TestFailover:
 		o.Spec.PVCName = "elsewhere"
+	case *v1.StorageSiteDeployment:
+		o.Spec.Discovery.NodeNames = []string{"elsewhere"}
+	case *v1.SiteTestFailover:
+		o.Spec.Drill.PVCName = "elsewhere"
 	default:
 		t.Fatalf("no spec change for %T", o)
 	}
@@ -207,6 +211,8 @@ var minimalObjects = map[string]string{
 	"OperatorOps":             `{"spec":{}}`,
 	"ClusterDeploymentConfig": `{"spec":{"sizing":{"clusterName":"site-a","pool":{"name":"baton"}}}}`,
 	"TestFailover":            `{"spec":{"source":"pvc-5d2c7a4e","targetNamespace":"drill","pvcName":"bubble"}}`,
+	"StorageSiteDeployment":   `{"spec":{"site":"site-a","sizing":{"clusterName":"site-a","pool":{"name":"baton"}}}}`,
+	"SiteTestFailover":        `{"spec":{"site":"site-b","drill":{"source":"pvc-5d2c7a4e","targetNamespace":"drill","pvcName":"bubble"}}}`,
 }
 
 // layoutDefaults are the defaults of StorageLayout under a prefix: the
@@ -226,6 +232,7 @@ func layoutDefaults(kind, prefix string) []defaulted {
 func defaults() []defaulted {
 	d := layoutDefaults("StorageCluster", "spec.")
 	d = append(d, layoutDefaults("ClusterDeploymentConfig", "spec.sizing.")...)
+	d = append(d, layoutDefaults("StorageSiteDeployment", "spec.sizing.")...)
 	return append(d,
 		defaulted{"ClusterDeploymentConfig", "spec.approved", `false`},
 		defaulted{"StorageNode", "spec.devices[].type", `"Disk"`},
@@ -234,6 +241,9 @@ func defaults() []defaulted {
 		defaulted{"Replication", "spec.interval", `"5m"`},
 		defaulted{"Replication", "spec.retention", `3`},
 		defaulted{"Replication", "spec.enabled", `true`},
+		defaulted{"StorageSiteDeployment", "spec.approved", `false`},
+		defaulted{"StorageSiteDeployment", "spec.siteNamespace", `"baton-system"`},
+		defaulted{"SiteTestFailover", "spec.siteNamespace", `"baton-system"`},
 	)
 }
 
