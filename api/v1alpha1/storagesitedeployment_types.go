@@ -102,10 +102,10 @@ const (
 const DefaultSiteNamespace = "baton-system"
 
 // StorageNodeName is the name of the StorageNode object a site's operator
-// creates for node when it expands a draft into the cluster named cluster.
-// The hub depends on it to read the nodes back (a ManagedClusterView sees one
-// object by name), so the site operator and the hub share this one function.
-func StorageNodeName(cluster, node string) string { return cluster + "-" + node }
+// writes for a node of a cluster: the node's own name, as the operator's
+// deployment flow names it (a site runs one storage cluster per namespace).
+// The hub's views address StorageNodes by it.
+func StorageNodeName(_, node string) string { return node }
 
 // StorageSiteDeploymentSpec is a request for one managed site's storage: the
 // discovery to run there, the sizing of the draft it writes, and the approval

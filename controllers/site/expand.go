@@ -136,11 +136,12 @@ func (r *DraftReconciler) ensureCluster(ctx context.Context, draft *v1.ClusterDe
 
 func (r *DraftReconciler) ensureNode(ctx context.Context, draft *v1.ClusterDeploymentConfig, spec v1.StorageNodeSpec) (string, error) {
 	var node v1.StorageNode
-	err := r.Client.Get(ctx, client.ObjectKey{Namespace: draft.Namespace, Name: spec.NodeName}, &node)
+	name := v1.StorageNodeName(spec.Cluster, spec.NodeName) // what the hub's views read back
+	err := r.Client.Get(ctx, client.ObjectKey{Namespace: draft.Namespace, Name: name}, &node)
 	switch {
 	case apierrors.IsNotFound(err):
 		node = v1.StorageNode{
-			ObjectMeta: metav1.ObjectMeta{Namespace: draft.Namespace, Name: spec.NodeName, Labels: map[string]string{DraftLabel: draft.Name}},
+			ObjectMeta: metav1.ObjectMeta{Namespace: draft.Namespace, Name: name, Labels: map[string]string{DraftLabel: draft.Name}},
 			Spec:       spec}
 		return "", r.Client.Create(ctx, &node)
 	case err != nil:
