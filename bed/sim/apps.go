@@ -352,6 +352,27 @@ func (w *World) Where(name string) (string, error) {
 	return a.site, nil
 }
 
+// Pod tells on which node the application's pod runs.
+func (w *World) Pod(name string) (string, error) {
+	a, err := w.app(name)
+	if err != nil {
+		return "", err
+	}
+	if a.node == nil {
+		return "", fmt.Errorf("application %q is not running", name)
+	}
+	return a.node.Name, nil
+}
+
+// Nodes lists a site's storage nodes.
+func (w *World) Nodes(site string) []string {
+	var out []string
+	for _, n := range w.Site(site).Nodes {
+		out = append(out, n.Name)
+	}
+	return out
+}
+
 // Verify reads the application's volumes where it runs.
 func (w *World) Verify(name string) (workload.Verdict, error) {
 	a, err := w.app(name)
