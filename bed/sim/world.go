@@ -28,6 +28,9 @@ type Options struct {
 	// WithoutDRBD runs one replica per volume on the pool's own device, as the
 	// btrfs mode does on hosts without DRBD.
 	WithoutDRBD bool
+	// Records is where each site keeps its records: in memory, or in CRDs as
+	// the site operator does.
+	Records Records
 	World       []simworld.Option
 }
 
