@@ -53,4 +53,3 @@ func newStore(records Records, name string, cluster chain.ClusterID, nodes []str
 	return sitecontroller.NewStore(sitecontroller.StoreConfig{Client: c, Namespace: siteNamespace, Cluster: cluster,
 		ClusterName: name, Context: context.Background()})
 }
-

@@ -31,7 +31,7 @@ type Options struct {
 	// Records is where each site keeps its records: in memory, or in CRDs as
 	// the site operator does.
 	Records Records
-	World       []simworld.Option
+	World   []simworld.Option
 }
 
 func (o Options) withDefaults() Options {
