@@ -19,7 +19,7 @@ import (
 // Timings of the applications and of the DR machinery around them.
 const (
 	// stepPeriod is how often an application performs one operation.
-	stepPeriod = 500 * time.Millisecond
+	stepPeriod = time.Second
 	// vrPeriod is how often each site's csi-addons controller looks at its
 	// VolumeReplications (each VR also says when it wants to be called again).
 	vrPeriod = 5 * time.Second
