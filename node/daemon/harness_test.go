@@ -1,10 +1,12 @@
 package daemon_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -204,6 +206,7 @@ type testNode struct {
 	poolDir   string
 	deviceDir string
 	registry  *prometheus.Registry
+	logs      *lockedBuffer
 
 	mu      sync.Mutex
 	trouble string // the last pass's error or problems, for failure messages
@@ -231,11 +234,12 @@ func (w *world) startNode(s *testSite, name, poolDir string) *testNode {
 		t.Fatal(err)
 	}
 	n := &testNode{name: name, pool: pool, poolDir: poolDir, deviceDir: filepath.Join(poolDir, "devices"),
-		registry: prometheus.NewRegistry(), done: make(chan error, 1)}
+		registry: prometheus.NewRegistry(), logs: &lockedBuffer{}, done: make(chan error, 1)}
 	n.daemon, err = daemon.New(daemon.Config{Node: name, Cluster: s.id, Address: listener.Addr().String(),
 		API: s.client, Pool: pool, PeerRoots: w.ca.Pool, StreamListener: listener,
 		StreamTLS: &tls.Config{Certificates: []tls.Certificate{cert}}, DeviceDir: n.deviceDir,
 		Interval: 50 * time.Millisecond, Registry: n.registry,
+		Log: slog.New(slog.NewTextHandler(n.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		AfterPass: func(r daemon.PassResult) {
 			n.note(r)
 			select {
@@ -254,8 +258,29 @@ func (w *world) startNode(s *testSite, name, poolDir string) *testNode {
 			t.Errorf("stopping %s: %v", name, err)
 		}
 		assertNothingLeft(t, poolDir)
+		if t.Failed() {
+			t.Logf("%s's log:\n%s", name, n.logs)
+		}
 	})
 	return n
+}
+
+// lockedBuffer collects a daemon's log lines from its goroutines.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func (n *testNode) note(r daemon.PassResult) {
