@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/baton-dr/baton/node/btrfs"
 	"github.com/baton-dr/baton/node/exec"
 	"github.com/baton-dr/baton/node/loop"
@@ -78,7 +80,7 @@ func TestTheNodeCreatesAndReportsAVolume(t *testing.T) {
 	if i < 0 || !strings.Contains(devices[i].BackFile, "/volumes/"+v.Dataset()+"/head/data") {
 		t.Fatalf("the link of %s points at %s, which shows %+v", v.Dataset(), device, devices)
 	}
-	if got := metric(t, n, "baton_node_passes_total", map[string]string{"result": "reconciled"}); got < 1 {
+	if got := metric(t, n.registry, "baton_node_passes_total", map[string]string{"result": "reconciled"}); got < 1 {
 		t.Fatalf("baton_node_passes_total{result=reconciled} is %v", got)
 	}
 
@@ -257,10 +259,10 @@ func vanish(t *testing.T, w *world, s *testSite, dir, dataset string) *testNode 
 	return w.startNode(s, "n1", dir)
 }
 
-// metric reads a counter or gauge of a node's registry by name and labels.
-func metric(t *testing.T, n *testNode, name string, labels map[string]string) float64 {
+// metric reads a counter or gauge of a registry by name and labels.
+func metric(t *testing.T, registry *prometheus.Registry, name string, labels map[string]string) float64 {
 	t.Helper()
-	families, err := n.registry.Gather()
+	families, err := registry.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}

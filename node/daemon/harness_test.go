@@ -129,7 +129,7 @@ type testSite struct {
 	peers  map[chain.ClusterID]storageapi.Cluster
 }
 
-func newTestSite(t *testing.T, ca *storageapitest.CA, id chain.ClusterID) *testSite {
+func newTestSite(t testing.TB, ca *storageapitest.CA, id chain.ClusterID) *testSite {
 	t.Helper()
 	ts := &testSite{id: id, store: site.NewMemoryStore(), peers: map[chain.ClusterID]storageapi.Cluster{}}
 	next := 0
