@@ -253,13 +253,16 @@ func (s *sites) guid(snapshot string) string {
 // send has A's agent ship a snapshot as its pairing would, waits for the
 // transport's outcome, and returns it with the result the agent reports.
 func (s *sites) send(spec site.SendSpec) (outcome, site.SendResult) {
-	s.reconcileA([]site.SendSpec{spec})
+	// The stream may finish before the first pass reports (the transport runs
+	// on its own goroutine): its result is in whichever report came after.
+	first := s.reconcileA([]site.SendSpec{spec})
 	got := <-s.shipped
-	st := s.reconcileA(nil)
-	if len(st.Sent) != 1 {
-		s.t.Fatalf("the agent reports %d finished sends, want 1", len(st.Sent))
+	second := s.reconcileA(nil)
+	sent := append(first.Sent, second.Sent...)
+	if len(sent) != 1 {
+		s.t.Fatalf("the agent reports %d finished sends, want 1", len(sent))
 	}
-	return got, st.Sent[0]
+	return got, sent[0]
 }
 
 // read reads n bytes at offset from a volume of a pool.
