@@ -14,7 +14,8 @@
 #   5. the host prints them and fails unless every binary passed
 #
 # No qemu outlives the script: an EXIT trap kills the guests it started, by
-# pid. BATON_VMTEST_KEEP=1 keeps the run directory for a look at the consoles.
+# pid, and each runs under timeout(1) should the script die unseen.
+# BATON_VMTEST_KEEP=1 keeps the run directory for a look at the consoles.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -82,11 +83,15 @@ data_port=$(free_port)
 control_port=$(free_port)
 
 # start_guest NAME INDEX SOCKET-MODE: boots one guest, its disk a qcow2
-# overlay of the cached image, its NICs on the two socket networks.
+# overlay of the cached image, its NICs on the two socket networks, and
+# leaves its pid in $guest_pid. Not called in $(...): a subshell's pids+=
+# would never reach the trap.
 start_guest() {
 	local name=$1 index=$2 mode=$3
 	qemu-img create -q -f qcow2 -b "$image/base.img" -F raw "$run/$name.qcow2"
-	qemu-system-x86_64 -accel tcg,thread=multi,tb-size=64 -cpu qemu64 -smp 1 -m "$memory_mib" \
+	# timeout is the last line of defence: a guest dies at the run's deadline
+	# even if this script is killed with a signal no trap sees.
+	timeout -k 30 "$((timeout_s + 120))" qemu-system-x86_64 -accel tcg,thread=multi,tb-size=64 -cpu qemu64 -smp 1 -m "$memory_mib" \
 		-nodefaults -no-user-config -display none -no-reboot \
 		-kernel "$image/vmlinuz" -initrd "$image/initrd.img" \
 		-append "console=ttyS0 quiet mitigations=off root=/dev/vda rw net.ifnames=0 init=/sbin/baton-init baton.host=$name baton.net=52:54:00:99:00:0$index,10.99.0.$index/24 baton.net=52:54:00:98:00:0$index,10.98.0.$index/24 baton.script=run-$name.sh" \
@@ -96,8 +101,8 @@ start_guest() {
 		-netdev "socket,id=control,$mode=127.0.0.1:$control_port" -device "virtio-net-pci,netdev=control,mac=52:54:00:98:00:0$index" \
 		-serial "file:$run/$name.console" -serial "unix:$run/$name.ttyS1,server,nowait" \
 		>"$run/$name.qemu" 2>&1 &
-	pids+=($!)
-	echo $!
+	guest_pid=$!
+	pids+=("$guest_pid")
 }
 
 # await_listen PORT PID: the listening guest must be up before the other connects.
@@ -111,10 +116,12 @@ await_listen() {
 }
 
 log "booting nodeb and nodea (data port $data_port, control port $control_port)"
-nodeb=$(start_guest nodeb 2 listen)
+start_guest nodeb 2 listen
+nodeb=$guest_pid
 await_listen "$data_port" "$nodeb" && await_listen "$control_port" "$nodeb" ||
 	{ cat "$run/nodeb.qemu" >&2; exit 1; }
-nodea=$(start_guest nodea 1 connect)
+start_guest nodea 1 connect
+nodea=$guest_pid
 
 # Wait for nodea to power off when its tests are done, then for nodeb, which
 # nodea told to stop; past the timeout both are killed by the trap.

@@ -108,6 +108,7 @@ func parseConfAddress(words []string) (address, error) {
 func renderResource84(config backend.ResourceConfig, backing func(volume string) string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Written by baton from the resource's allocation; baton rewrites it.\n")
+	b.WriteString("global {\n\tusage-count no;\n}\n")
 	fmt.Fprintf(&b, "resource %s {\n", config.Name)
 	b.WriteString("\tnet {\n\t\tprotocol C;\n")
 	b.WriteString("\t\tafter-sb-0pri disconnect;\n\t\tafter-sb-1pri disconnect;\n\t\tafter-sb-2pri disconnect;\n\t}\n")

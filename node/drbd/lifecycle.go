@@ -29,7 +29,7 @@ func (r *Replicator) Up(config backend.ResourceConfig) error {
 	if err := r.writeConfig(config); err != nil {
 		return err
 	}
-	if err := r.run("drbdadm", "up", config.Name); err != nil {
+	if _, err := r.drbdadm(nil, "up", config.Name); err != nil {
 		if _, up, _ := r.live(config.Name); up {
 			_ = r.run("drbdsetup", "down", config.Name)
 		}
@@ -82,7 +82,7 @@ func (r *Replicator) sameAsLive(config backend.ResourceConfig, self backend.Reso
 // configuredNodes reads the nodes of a resource from its file as drbdadm
 // understands it (`drbdadm dump`); nil when there is no file to read.
 func (r *Replicator) configuredNodes(resource string) []backend.ResourceNode {
-	out, err := r.output(nil, "drbdadm", "dump", resource)
+	out, err := r.drbdadm(nil, "dump", resource)
 	if err != nil {
 		return nil
 	}
@@ -137,7 +137,7 @@ func (r *Replicator) Status(resource string) (backend.ResourceStatus, error) {
 	if !safeName.MatchString(resource) {
 		return backend.ResourceStatus{}, noSuchResource(resource)
 	}
-	out, err := r.output(nil, "drbdsetup", "status", resource, "--verbose", "--statistics")
+	out, err := r.output(nil, "drbdsetup", "status", resource, "--verbose", "--statistics", "--color=never")
 	if err != nil {
 		return backend.ResourceStatus{}, err
 	}

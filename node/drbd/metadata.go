@@ -14,12 +14,17 @@ var noMetadata = regexp.MustCompile(`No valid meta.?data found`)
 
 // declineAll answers every question drbdmeta asks "no": create-md asks
 // before it overwrites existing metadata or data it recognises (a file
-// system), and baton never lets it.
+// system), and baton never lets it. drbdmeta does not even wait for an answer
+// on a stdin that is no terminal ("stdin not a TTY, not waiting for
+// confirmation ... Operation cancelled."); the answers keep it so if that
+// changes.
 var declineAll = []byte(strings.Repeat("no\n", 8))
 
 // HasMetadata probes the node's backing volume with `drbdadm dump-md`. A
 // resource that is up with the volume attached has metadata in use; a
-// diskless node has none. No metadata is false, never an error.
+// diskless node has none. No metadata ("No valid meta data found") is false,
+// never an error; metadata a Primary left with an activity log to replay
+// (dump-md refuses it as "unclean") is true.
 func (r *Replicator) HasMetadata(config backend.ResourceConfig) (bool, error) {
 	self, err := checkConfig(config, r.options.Node, r.version)
 	if err != nil || self.Volume == "" {
@@ -37,7 +42,7 @@ func (r *Replicator) HasMetadata(config backend.ResourceConfig) (bool, error) {
 			return false, err
 		}
 	}
-	_, err = r.output(nil, "drbdadm", "dump-md", config.Name)
+	_, err = r.drbdadm(nil, "dump-md", config.Name)
 	var run *exec.RunError
 	switch {
 	case err == nil:
@@ -45,7 +50,9 @@ func (r *Replicator) HasMetadata(config backend.ResourceConfig) (bool, error) {
 	case errors.As(err, &run) && noMetadata.Match(run.Stderr):
 		return false, nil
 	case errors.Is(err, backend.ErrRefused):
-		return true, nil // "Device is configured!": attached since we looked
+		// "Device is configured!" (attached since we looked), or metadata
+		// left "unclean" by a shutdown, which drbdadm up replays.
+		return true, nil
 	}
 	return false, err
 }
@@ -74,6 +81,6 @@ func (r *Replicator) CreateMetadata(config backend.ResourceConfig) error {
 	if err := r.writeConfig(config); err != nil {
 		return err
 	}
-	_, err = r.output(declineAll, "drbdadm", "create-md", config.Name)
+	_, err = r.drbdadm(declineAll, "create-md", config.Name)
 	return err
 }

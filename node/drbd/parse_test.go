@@ -258,3 +258,14 @@ func FuzzParseDump(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseProcVersion(f *testing.F) {
+	f.Add([]byte("version: 8.4.11 (api:1/proto:86-101)\n"))
+	f.Add([]byte("version: \n"))
+	f.Fuzz(func(t *testing.T, text []byte) {
+		v, err := parseProcVersion(text)
+		if err == nil && v != V84 && v != V9 {
+			t.Fatalf("parsed version %v", v)
+		}
+	})
+}

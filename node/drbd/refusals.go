@@ -57,9 +57,16 @@ var toolMessages = []struct {
 	tool    string
 	message *regexp.Regexp
 }{
-	{backend.ErrNotFound, "drbdsetup", regexp.MustCompile(`No such resource`)},
+	// `drbdsetup status` says "No such resource"; `show`, `primary` and the
+	// other netlink commands relay the kernel's ENODEV.
+	{backend.ErrNotFound, "drbdsetup", regexp.MustCompile(`No such resource|received netlink error reply: No such device`)},
+	// dump-md and create-md find metadata an unclean shutdown left with an
+	// activity log to replay (drbdadm up replays it): metadata that exists.
+	{backend.ErrRefused, "drbdmeta", regexp.MustCompile(`Found meta data is "unclean"`)},
 	{backend.ErrRefused, "drbdmeta", regexp.MustCompile(`Device '\d+' is configured!`)},
-	{backend.ErrRefused, "drbdmeta", regexp.MustCompile(`Operation canceled`)},
+	// create-md over metadata: drbdmeta asks on stderr and, with no terminal
+	// to answer, cancels (it prints "Operation cancelled." on stdout).
+	{backend.ErrRefused, "drbdmeta", regexp.MustCompile(`not waiting for confirmation|Operation cancell?ed`)},
 	{backend.ErrInvalid, "drbdadm", regexp.MustCompile(`not defined in your config|no resources defined|parse error`)},
 }
 

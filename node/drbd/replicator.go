@@ -24,8 +24,11 @@ type Options struct {
 	// Backing maps a pool volume to the block device DRBD attaches, e.g.
 	// (*zfs.Pool).DevicePath.
 	Backing func(volume string) string
-	// ConfigDir is where resource files go, one <resource>.res each, where the
-	// node's drbd.conf includes them; empty means /etc/drbd.d.
+	// ConfigDir holds baton's resource files, one <resource>.conf each, which
+	// drbdadm reads with -c; empty means DefaultConfigDir. They are baton's
+	// own, outside /etc/drbd.d: drbdadm parses every file drbd.conf includes
+	// and refuses them all when two reuse a minor or port, as the file of a
+	// resource long gone and a new one given its minor would.
 	ConfigDir string
 	// OpenDevice opens a block device where Cmder runs its commands; nil opens
 	// it on this machine.
@@ -33,6 +36,9 @@ type Options struct {
 	// CommandTimeout bounds each command; zero means DefaultCommandTimeout.
 	CommandTimeout time.Duration
 }
+
+// DefaultConfigDir is where resource files go unless Options say otherwise.
+const DefaultConfigDir = "/var/lib/baton/drbd"
 
 // DefaultCommandTimeout bounds one drbdadm or drbdsetup run. drbdsetup waits
 // for a state change to settle; two minutes is far beyond its own timeouts.
@@ -56,7 +62,7 @@ func New(options Options) (*Replicator, error) {
 		return nil, errors.New("drbd: a Cmder, a node name and a backing-device mapping are required")
 	}
 	if options.ConfigDir == "" {
-		options.ConfigDir = "/etc/drbd.d"
+		options.ConfigDir = DefaultConfigDir
 	}
 	if options.CommandTimeout == 0 {
 		options.CommandTimeout = DefaultCommandTimeout
@@ -103,7 +109,12 @@ func (r *Replicator) run(name string, args ...string) error {
 }
 
 func (r *Replicator) resourceFile(resource string) string {
-	return path.Join(r.options.ConfigDir, resource+".res")
+	return path.Join(r.options.ConfigDir, resource+".conf")
+}
+
+// drbdadm runs drbdadm on the resource's own file.
+func (r *Replicator) drbdadm(stdin []byte, command, resource string) ([]byte, error) {
+	return r.output(stdin, "drbdadm", "-c", r.resourceFile(resource), command, resource)
 }
 
 // writeConfig writes the resource file, whole or not at all (a temporary file
@@ -112,6 +123,9 @@ func (r *Replicator) resourceFile(resource string) string {
 func (r *Replicator) writeConfig(config backend.ResourceConfig) error {
 	file := r.resourceFile(config.Name)
 	text := renderResource84(config, r.options.Backing)
+	if err := r.run("mkdir", "-p", r.options.ConfigDir); err != nil {
+		return fmt.Errorf("failed to make %s: %w", r.options.ConfigDir, err)
+	}
 	if _, err := r.output([]byte(text), "tee", file+".tmp"); err != nil {
 		return fmt.Errorf("failed to write %s: %w", file, err)
 	}

@@ -43,5 +43,5 @@ func parseProcVersion(procDRBD []byte) (Version, error) {
 	case strings.HasPrefix(rest, "9."):
 		return V9, nil
 	}
-	return 0, fmt.Errorf("DRBD %q is neither 8.4 nor 9", strings.Fields(rest + " ")[0])
+	return 0, fmt.Errorf("DRBD %q is neither 8.4 nor 9", rest)
 }

@@ -42,7 +42,7 @@ func (p *Pool) Open(volume string) (backend.Device, error) {
 func (p *Pool) awaitDevice(path string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), p.options.CommandTimeout)
 	defer cancel()
-	err := p.options.Cmder.Command(ctx, "udevadm", "wait", "--timeout="+strconv.Itoa(udevTimeoutSeconds), path).Run()
+	err := p.options.Cmder.Command(ctx, "udevadm", "wait", "--settle", "--timeout="+strconv.Itoa(udevTimeoutSeconds), path).Run()
 	var run *exec.RunError
 	if errors.As(err, &run) {
 		return refuse(backend.ErrNotFound, "%s: no such device: %s", path, words(run.Stderr))

@@ -1,6 +1,9 @@
 package zfs
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -49,28 +52,66 @@ func (p *Pool) ResizeVolume(name string, sizeBytes uint64) error {
 
 // DestroyVolume destroys a volume and its snapshots (-r), never the clones
 // of its snapshots (-R): zfs refuses those with "has dependent clones".
+//
+// A zvol that a writer just closed is busy for a moment: udev watches block
+// devices and probes one (blkid) when a writer closes it. A busy volume is
+// tried again once udev has settled, a bounded number of times; a volume
+// held open for real stays busy and is refused.
 func (p *Pool) DestroyVolume(name string) error {
 	dataset := p.DatasetPath(name)
 	if err := checkName("destroy", dataset, name); err != nil {
 		return err
 	}
-	_, err := p.zfs("destroy", "-r", dataset)
+	var err error
+	for attempt := 0; attempt < busyAttempts; attempt++ {
+		if attempt > 0 {
+			p.settleUdev()
+		}
+		if _, err = p.zfs("destroy", "-r", dataset); !errors.Is(err, backend.ErrBusy) {
+			return err
+		}
+	}
 	return err
 }
 
-// SetReadOnly sets readonly=on or off. zfs marks the zvol's disk read-only, so
-// writes through devices opened before fail too.
+// busyAttempts bounds the tries of a destroy that finds the zvol busy.
+const busyAttempts = 3
+
+// settleUdev waits for udev to finish the events it has queued, such as the
+// probe of a zvol a writer closed. A failure only means a shorter wait.
+func (p *Pool) settleUdev() {
+	ctx, cancel := context.WithTimeout(context.Background(), p.options.CommandTimeout)
+	defer cancel()
+	_ = p.options.Cmder.Command(ctx, "udevadm", "settle", "--timeout="+strconv.Itoa(udevTimeoutSeconds)).Run()
+}
+
+// SetReadOnly fences a volume (or lifts the fence): readonly=on, and the
+// zvol's block device marked read-only (`blockdev --setro`). zfs 2.1 reads
+// the readonly property only when the zvol is first opened, so a device
+// already open would go on writing; the kernel checks the block device's
+// flag on every write, which fences those too (EPERM, ErrRefused).
 func (p *Pool) SetReadOnly(name string, readOnly bool) error {
 	dataset := p.DatasetPath(name)
 	if err := checkName("set property for", dataset, name); err != nil {
 		return err
 	}
-	value := "off"
+	value, flag := "off", "--setrw"
 	if readOnly {
-		value = "on"
+		value, flag = "on", "--setro"
 	}
-	_, err := p.zfs("set", "readonly="+value, dataset)
-	return err
+	if _, err := p.zfs("set", "readonly="+value, dataset); err != nil {
+		return err
+	}
+	path := p.DevicePath(name)
+	if err := p.awaitDevice(path); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), p.options.CommandTimeout)
+	defer cancel()
+	if err := p.options.Cmder.Command(ctx, "blockdev", flag, path).Run(); err != nil {
+		return fmt.Errorf("failed to mark %s %s: %w", path, value, err)
+	}
+	return nil
 }
 
 // Volume describes one volume.

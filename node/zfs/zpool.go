@@ -43,11 +43,20 @@ func CreateFilePool(ctx context.Context, cmder exec.Cmder, name, file string, si
 
 // DestroyFilePool destroys a pool CreateFilePool made and removes its file:
 // for tests and beds tearing down what they built, never for a node's pool.
+//
+// A pool whose zvols udev still probes is busy for a moment: it is tried
+// again after udev settles, a bounded number of times.
 func DestroyFilePool(ctx context.Context, cmder exec.Cmder, name, file string) error {
-	err := cmder.Command(ctx, "zpool", "destroy", "-f", name).Run()
-	var run *exec.RunError
-	if err != nil && !(errors.As(err, &run) && strings.Contains(string(run.Stderr), "no such pool")) {
-		return fmt.Errorf("failed to destroy pool %s: %w", name, err)
+	var err error
+	for attempt := 0; attempt < busyAttempts; attempt++ {
+		if attempt > 0 {
+			_ = cmder.Command(ctx, "udevadm", "settle", "--timeout="+strconv.Itoa(udevTimeoutSeconds)).Run()
+		}
+		err = cmder.Command(ctx, "zpool", "destroy", "-f", name).Run()
+		var run *exec.RunError
+		if err == nil || (errors.As(err, &run) && strings.Contains(string(run.Stderr), "no such pool")) {
+			return cmder.Command(ctx, "rm", "-f", file).Run()
+		}
 	}
-	return cmder.Command(ctx, "rm", "-f", file).Run()
+	return fmt.Errorf("failed to destroy pool %s: %w", name, err)
 }

@@ -257,13 +257,13 @@ func nodeSpec(node string, volume site.VolumeSpec) site.NodeSpec {
 }
 
 // generation is DRBD's data generation of a resource on a node (`drbdsetup
-// show-gi`): unchanged means no create-md, no new UUID, no resync.
+// get-gi`: current, bitmap and history UUIDs, then the flags): unchanged
+// means no create-md, no new UUID, no resync.
 func generation(t *testing.T, n *Node, minor uint32) string {
 	t.Helper()
-	out, err := n.Output("drbdsetup", "show-gi", fmt.Sprint(minor))
-	must(t, err, "show-gi on %s", n.Name)
-	first, _, _ := strings.Cut(string(out), "\n")
-	return first
+	out, err := n.Output("drbdsetup", "get-gi", fmt.Sprint(minor))
+	must(t, err, "get-gi on %s", n.Name)
+	return strings.TrimSpace(string(out))
 }
 
 // Restarting the agents on a running DRBD resource adopts it: no create-md,
@@ -285,7 +285,7 @@ func TestRestartedAgentAdoptsRunningResource(t *testing.T) {
 		})
 	}
 	var lastErrors []string
-	await(t, "the agents to bring the volume up, primary on "+g.Nodes[0].Name, func() bool {
+	converged := NewSite(t, g).Await(func() bool {
 		lastErrors = nil
 		for _, n := range g.Nodes {
 			status := agents[n.Name].Reconcile(nodeSpec(n.Name, volume(roles[n.Name])))
@@ -294,7 +294,10 @@ func TestRestartedAgentAdoptsRunningResource(t *testing.T) {
 		s, err := g.Nodes[0].DRBD.Status(name)
 		return err == nil && s.Role == backend.Primary && upToDatePair(g.Nodes[0].DRBD, name)
 	})
-	t.Logf("converged; the agents' last errors on the way: %q", lastErrors)
+	if !converged {
+		s, err := g.Nodes[0].DRBD.Status(name)
+		t.Fatalf("the agents did not bring the volume up, primary on %s: %+v, %v; their errors: %q", g.Nodes[0].Name, s, err, lastErrors)
+	}
 	a := g.Nodes[0]
 	dev, err := a.DRBD.Open(name)
 	must(t, err, "Open")
