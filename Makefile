@@ -2,7 +2,7 @@
 
 GO      ?= go
 BIN     ?= bin
-SEEDS   ?= 1000
+SEEDS   ?= 100
 FUZZTIME ?= 20s
 
 .PHONY: help build test sim localbed realbed vmtest images crds lint bench fuzz clean controlplane
@@ -22,10 +22,12 @@ controlplane: ## build (or find cached) kube-apiserver, etcd and kubectl
 test: ## run every test, including the envtest suites on a real API server
 	@assets=$$(bash ci/controlplane/build.sh) && \
 	  echo "KUBEBUILDER_ASSETS=$$assets" && \
-	  KUBEBUILDER_ASSETS=$$assets $(GO) test -count=1 ./...
+	  KUBEBUILDER_ASSETS=$$assets $(GO) test -count=1 ./... && \
+	  echo "seeded bugs (-tags baton_bugs): the scenarios must catch them" && \
+	  $(GO) test -count=1 -tags baton_bugs -run 'Catches|Replay' ./scenarios/sweep/
 
-sim: ## run the default scenario sweep on the simulation bed (SEEDS=1000)
-	@echo "make sim: the simulation bed and its scenarios have not landed yet (issue 6)" >&2; exit 1
+sim: ## sweep every scenario over SEEDS seeds on the simulation bed; report in out/sim
+	$(GO) run ./cmd/batonctl sim sweep --scenarios all --seeds $(SEEDS) --out out/sim
 
 localbed: ## run the scenarios on real kube-apiservers, binaries and network namespaces
 	@echo "make localbed: the local bed has not landed yet" >&2; exit 1
@@ -48,7 +50,7 @@ images: ## build the container images of the five binaries
 # test in api/v1alpha1 runs this target with the three directories in a temp dir.
 CONTROLLER_GEN ?= $(GO) tool controller-gen
 API_PATHS    = ./api/...
-RBAC_PATHS   =
+RBAC_PATHS   = ./controllers/site/...
 CRD_DIR      ?= deploy/crds
 RBAC_DIR     ?= deploy/rbac
 DEEPCOPY_DIR ?=

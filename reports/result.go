@@ -4,7 +4,12 @@
 // drawn hop by hop, and the violations with the commands that replay them.
 //
 // The types here are the contract between the beds and scenarios that produce
-// runs and the renderers that read them.
+// runs and the renderers that read them. A bed that has a Run calls
+// WriteRunDir(dir, run), or one of WriteJUnit, WriteJSON and WriteHTML. The
+// renderers are pure functions of the Run: the same Run gives the same bytes,
+// whatever order its results arrived in (they are sorted by scenario, then
+// seed). results.json's layout is JSONFile; what report.html draws in full
+// for a sweep of thousands of seeds is described in selection.go.
 package reports
 
 import "time"
@@ -32,7 +37,7 @@ const (
 
 // Result is one scenario on one seed.
 type Result struct {
-	Scenario string  // "wordpress/failover"
+	Scenario string // "wordpress/failover"
 	Seed     uint64
 	Verdict  Verdict
 	Replay   string // the command that replays this run exactly
@@ -116,11 +121,30 @@ type Violation struct {
 
 // Event is one line of a timeline.
 type Event struct {
-	At     time.Time
-	Site   string    // "site-a", "site-b", "hub", or "" for the world
+	At time.Time
+	// Site is the lane the event belongs to: "site-a", "site-b", "hub", or ""
+	// for the world. A partition's Site is the side that was cut off; a
+	// partition with Site "" shades every lane.
+	Site   string
 	Kind   EventKind
 	Detail string
+	// Span pairs the two ends of an interval -- a partition and its heal, a
+	// DR action's start and its end -- which share one Span and carry Edge
+	// EdgeBegin and EdgeEnd. Empty for an instant. A Span that never ends
+	// lasts to the end of the result.
+	Span string
+	Edge Edge
 }
+
+// Edge says which end of an interval an event is; the zero value is an
+// instant.
+type Edge string
+
+const (
+	EdgeNone  Edge = ""
+	EdgeBegin Edge = "begin"
+	EdgeEnd   Edge = "end"
+)
 
 // EventKind classes timeline events; each kind has its own mark.
 type EventKind string

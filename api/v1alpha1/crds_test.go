@@ -16,11 +16,12 @@ import (
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
 )
 
-// kinds are the site operator's kinds, as the brief names them. A kind added to
-// the API without a CRD (or a CRD without a kind) fails TestEveryCRDInstalls.
+// kinds are the site operator's kinds, as the brief names them, and the hub's
+// (SiteTestFailover, StorageSiteDeployment). A kind added to the API without a
+// CRD (or a CRD without a kind) fails TestEveryCRDInstalls.
 var kinds = []string{
-	"ClusterDeploymentConfig", "OperatorOps", "Replication", "Snapshot",
-	"StorageCluster", "StorageNode", "TestFailover", "Volume",
+	"ClusterDeploymentConfig", "OperatorOps", "Replica", "Replication", "SiteTestFailover", "Snapshot",
+	"StorageCluster", "StorageNode", "StorageSiteDeployment", "TestFailover", "Volume",
 }
 
 // readCRDs parses every manifest in deploy/crds, keyed by kind.

@@ -29,6 +29,9 @@ const (
 // fixtureTime is a fixed instant with whole seconds, as metav1.Time stores it.
 var fixtureTime = metav1.NewTime(time.Date(2026, 10, 3, 12, 0, 0, 0, time.UTC))
 
+// recordTime is an instant with nanoseconds, as the records' Timestamps keep it.
+var recordTime = v1.NewTimestamp(time.Date(2026, 10, 3, 12, 0, 0, 123456789, time.UTC))
+
 func int32Pointer(v int32) *int32 { return &v }
 
 func condition(conditionType, reason string) metav1.Condition {
@@ -89,7 +92,7 @@ func fixtures() []fixture {
 			kind: "StorageNode",
 			object: func() client.Object {
 				return &v1.StorageNode{Spec: v1.StorageNodeSpec{
-					Cluster: "site-a", NodeName: "node-1", Address: "10.0.0.11",
+					Cluster: "site-a", NodeName: "node-1", Address: "10.0.0.11", Provisioning: v1.ProvisioningThick,
 					Devices: []v1.PoolDevice{
 						{Path: "/dev/sdb", Type: v1.DeviceTypeDisk},
 						{Path: "/var/lib/baton/pool0.img", Type: v1.DeviceTypeLoopFile, SizeBytes: 10 * gibibyte},
@@ -104,7 +107,8 @@ func fixtures() []fixture {
 						Name: "pvc-1", Volume: handleA1, DRBDPort: int32Pointer(7000), DRBDMinor: int32Pointer(1000),
 						NodeID: int32Pointer(0), DiskState: v1.DiskStateUpToDate,
 					}},
-					Conditions: []metav1.Condition{condition(v1.StorageNodeReadyCondition, v1.StorageNodeReadyReason)},
+					Conditions:   []metav1.Condition{condition(v1.StorageNodeReadyCondition, v1.StorageNodeReadyReason)},
+					AgentAddress: "10.0.0.11:7900", ReportedAt: recordTime,
 				}
 			},
 			changeSpec:   func(o client.Object) { o.(*v1.StorageNode).Spec.Address = "fd00::11" },
@@ -118,7 +122,8 @@ func fixtures() []fixture {
 					VolumeID: volume2, SizeBytes: 10 * gibibyte, PlaceCount: 2,
 					Provisioning: v1.ProvisioningThin, VolumeMode: corev1.PersistentVolumeBlock,
 					RootHandle: handleA1, Generation: 1, Predecessor: handleA1,
-					OriginSnapshot: &v1.OriginSnapshot{Volume: handleA1, SnapshotRef: v1.SnapshotRef{Name: "baton-1", GUID: "8817239847123"}},
+					OriginSnapshot: &v1.OriginSnapshot{Volume: handleA1, Dataset: "rep-" + volume1,
+						SnapshotRef: v1.SnapshotRef{Name: "baton-1", GUID: "8817239847123"}},
 				}}
 			},
 			setStatus: func(o client.Object) {
@@ -130,6 +135,11 @@ func fixtures() []fixture {
 					},
 					DRBDPort: int32Pointer(7000), DRBDMinor: int32Pointer(1000), Initialized: true, FSType: "xfs",
 					Conditions: []metav1.Condition{condition(v1.VolumeReadyCondition, v1.VolumeReadyReason)},
+					VolumeRecord: v1.VolumeRecord{
+						DRBDResource: "vol-" + volume2, Primary: "node-1", Home: "node-1",
+						PresentNodes: []string{"node-1", "node-2"}, CreatedAt: recordTime, SuccessorAnnounced: true,
+						Snapshots: []v1.SnapshotRef{{Name: "baton-000002", GUID: "9"}},
+					},
 				}
 			},
 			changeSpec: func(o client.Object) { o.(*v1.Volume).Spec.SizeBytes = 20 * gibibyte },
@@ -137,6 +147,29 @@ func fixtures() []fixture {
 				o.(*v1.Volume).Status.State = v1.VolumeDemoted
 				o.(*v1.Volume).Status.Successor = handleA3
 			},
+		},
+		{
+			kind: "Replica",
+			object: func() client.Object {
+				// A's replica of B:v2.
+				return &v1.Replica{Spec: v1.ReplicaSpec{
+					Source: handleB2, RootHandle: handleA1, SourceGeneration: 1,
+					SizeBytes: 10 * gibibyte, PlaceCount: 2, Provisioning: v1.ProvisioningThin,
+					VolumeMode: corev1.PersistentVolumeBlock, Nodes: []string{"node-1", "node-2"},
+				}}
+			},
+			setStatus: func(o client.Object) {
+				o.(*v1.Replica).Status = v1.ReplicaStatus{
+					Received: []v1.ReceivedSnapshots{
+						{Node: "node-1", Snapshots: []v1.SnapshotRef{{Name: "baton-1", GUID: "1"}}},
+						{Node: "node-2"},
+					},
+					CreatedAt:  recordTime,
+					Conditions: []metav1.Condition{condition(v1.ReplicaReceivedCondition, v1.ReplicaWaitingReason)},
+				}
+			},
+			changeSpec:   func(o client.Object) { o.(*v1.Replica).Spec.Nodes = []string{"node-1"} },
+			changeStatus: func(o client.Object) { o.(*v1.Replica).Status.ClonedInto = handleA3 },
 		},
 		{
 			kind: "Snapshot",
@@ -167,6 +200,17 @@ func fixtures() []fixture {
 					LastSnapshot:   &v1.SnapshotRef{Name: "baton-2", GUID: "2"},
 					CommonSnapshot: &v1.SnapshotRef{Name: "baton-2", GUID: "2"},
 					Conditions:     []metav1.Condition{condition(v1.ReplicationInSyncCondition, v1.ReplicationInSyncReason)},
+					Cycle: &v1.ReplicationCycle{
+						Phase: v1.CycleIdle, Sequence: 2,
+						Snapshots: []v1.CycleSnapshot{
+							{SnapshotRef: v1.SnapshotRef{Name: "baton-1", GUID: "1"}, TakenAt: recordTime, ShippedAt: recordTime},
+							{SnapshotRef: v1.SnapshotRef{Name: "baton-2", GUID: "2"}, TakenAt: recordTime, ShippedAt: recordTime},
+						},
+						Base: v1.CycleBase{Snapshot: "baton-2", GUID: "2"}, Due: recordTime, RetryAt: recordTime,
+						LastSync:  v1.CycleSync{At: recordTime, Duration: metav1.Duration{Duration: 12*time.Second + 7}, Bytes: 1 << 20, Snapshot: "baton-2"},
+						Receivers: []v1.CycleReceiver{{Node: "node-b1", Address: "10.0.1.11:7900"}},
+						ReaimedAt: recordTime,
+					},
 				}
 			},
 			changeSpec:   func(o client.Object) { o.(*v1.Replication).Spec.FailbackSource = clusterB },
@@ -231,6 +275,61 @@ func fixtures() []fixture {
 			},
 			changeSpec:   func(o client.Object) { o.(*v1.TestFailover).Spec.Snapshot = "baton-1" },
 			changeStatus: func(o client.Object) { o.(*v1.TestFailover).Status.Phase = v1.TestFailoverCleaningUp },
+		},
+		{
+			kind: "StorageSiteDeployment",
+			object: func() client.Object {
+				sized := v1.Sizing{ClusterName: "site-a", StorageLayout: layout()}
+				return &v1.StorageSiteDeployment{Spec: v1.StorageSiteDeploymentSpec{
+					Site: "site-a", SiteNamespace: v1.DefaultSiteNamespace,
+					Discovery: v1.OperatorOpsSpec{
+						NodeSelector: map[string]string{"storage.baton.dev/candidate": "true"},
+						Devices:      v1.DeviceFilter{Paths: []string{"/dev/sd*"}, AllowLoopFiles: true},
+					},
+					Sizing: &sized,
+				}}
+			},
+			setStatus: func(o client.Object) {
+				o.(*v1.StorageSiteDeployment).Status = v1.StorageSiteDeploymentStatus{
+					ObservedGeneration: 1, Phase: v1.StorageSiteDeploymentOnline,
+					Work: "baton-site-a-0123456789", Run: "site-a-0123abcd",
+					Draft: &v1.DraftProjection{
+						Name:     "site-a",
+						NodeSets: []v1.NodeSet{{Name: "storage", Nodes: []string{"node-1", "node-2", "node-3"}, Devices: []string{"/dev/sdb"}}},
+						Approved: true, SizingApplied: true, Phase: v1.ClusterDeploymentConfigDeployed,
+					},
+					Cluster:        &v1.DeployedCluster{Name: "site-a", ClusterID: clusterA, Pool: "baton", Nodes: []string{"node-1", "node-2", "node-3"}},
+					ReadyNodeCount: 3,
+					Conditions:     []metav1.Condition{condition(v1.StorageSiteDeploymentReadyCondition, v1.StorageSiteDeploymentOnlineReason)},
+				}
+			},
+			changeSpec: func(o client.Object) { o.(*v1.StorageSiteDeployment).Spec.Discovery.NodeNames = []string{"node-1"} },
+			changeStatus: func(o client.Object) {
+				o.(*v1.StorageSiteDeployment).Status.Phase = v1.StorageSiteDeploymentFailed
+				o.(*v1.StorageSiteDeployment).Status.Reason = "node-2 has no /dev/sdb"
+			},
+		},
+		{
+			kind: "SiteTestFailover",
+			object: func() client.Object {
+				return &v1.SiteTestFailover{Spec: v1.SiteTestFailoverSpec{
+					Site: "site-b", SiteNamespace: v1.DefaultSiteNamespace,
+					Drill: v1.TestFailoverSpec{Source: "pvc-5d2c7a4e", TargetNamespace: "drill", PVCName: "vm-disk-bubble"},
+				}}
+			},
+			setStatus: func(o client.Object) {
+				o.(*v1.SiteTestFailover).Status = v1.SiteTestFailoverStatus{
+					ObservedGeneration: 1, Work: "baton-drill-0123456789",
+					Drill: v1.TestFailoverStatus{
+						Phase: v1.TestFailoverReady, Snapshot: &v1.SnapshotRef{Name: "baton-2", GUID: "2"},
+						BubbleVolume: handleB2, PVName: "baton-drill-vm-disk", PVCName: "vm-disk-bubble",
+						SourceVolumeMode: corev1.PersistentVolumeBlock,
+					},
+					Conditions: []metav1.Condition{condition(v1.SiteTestFailoverReadyCondition, v1.TestFailoverReadyReason)},
+				}
+			},
+			changeSpec:   func(o client.Object) { o.(*v1.SiteTestFailover).Spec.Drill.Snapshot = "baton-1" },
+			changeStatus: func(o client.Object) { o.(*v1.SiteTestFailover).Status.Drill.Phase = v1.TestFailoverCleaningUp },
 		},
 	}
 }

@@ -36,9 +36,18 @@ type SnapshotRef struct {
 // OriginSnapshot is the snapshot a clone started from: for a fail-over clone, the
 // newest snapshot of the source member that this cluster received.
 type OriginSnapshot struct {
-	// Volume is the member whose snapshot this is.
-	// +required
-	Volume VolumeHandle `json:"volume"`
+	// Volume is the member whose snapshot this is, when the operator knows it
+	// (a fail-over clone's predecessor, a local member); a test fail-over's
+	// bubble names only the dataset.
+	// +optional
+	Volume VolumeHandle `json:"volume,omitempty"`
+
+	// Dataset is the pool volume on this cluster that holds the snapshot: the
+	// replica of another site's member ("rep-<uuid>") or a local member
+	// ("vol-<uuid>"). It is what the nodes clone from.
+	// +kubebuilder:validation:MaxLength=255
+	// +optional
+	Dataset string `json:"dataset,omitempty"`
 
 	SnapshotRef `json:",inline"`
 }

@@ -34,6 +34,9 @@ const (
 	predImmutable     = "predecessor is immutable"
 	originImmutable   = "originSnapshot is immutable"
 	successorInactive = "a member that knows its successor is not Active"
+	csiNameImmutable  = "csiName is immutable"
+	replicaSource     = "a replica's source is immutable"
+	clonedIntoFixed   = "clonedInto never changes once set"
 	portFixed         = "drbdPort never changes once set"
 	minorFixed        = "drbdMinor never changes once set"
 	initializedStays  = "initialized never reverts to false"
@@ -47,6 +50,10 @@ const (
 	noSizing          = "a draft without sizing cannot be approved"
 	draftFrozen       = "an approved draft is frozen: a changed deployment is a new draft"
 	approvalOneWay    = "approval is one-way: approved cannot go back to false"
+	siteImmutable     = "site is immutable: another site is another request"
+	siteNSImmutable   = "siteNamespace is immutable"
+	requestNoSizing   = "a request without sizing cannot be approved"
+	requestFrozen     = "an approved request is frozen: a changed deployment is a new request"
 )
 
 // refusal is one change the API server must refuse.
@@ -66,6 +73,7 @@ type refusal struct {
 func spec(fragment string) string   { return `{"spec":` + fragment + `}` }
 func status(fragment string) string { return `{"status":` + fragment + `}` }
 func sizing(fragment string) string { return `{"spec":{"sizing":` + fragment + `}}` }
+func drill(fragment string) string  { return `{"spec":{"drill":` + fragment + `}}` }
 
 const (
 	badUUID   = `"0A0A0A0A-0000-4000-8000-00000000000A"` // upper case: not canonical
@@ -132,6 +140,7 @@ func refusals() []refusal {
 		refusal{kind: sn, field: "spec.devices[].sizeBytes", rule: minimum, patch: spec(`{"devices":[{"path":"/pool.img","type":"LoopFile","sizeBytes":0}]}`)},
 		refusal{kind: sn, field: "spec.devices[].sizeBytes", rule: loopFileSize, patch: spec(`{"devices":[{"path":"/pool.img","type":"LoopFile"}]}`)},
 		refusal{kind: sn, field: "spec.address", rule: addressIP, patch: spec(`{"address":"node-1.example"}`)},
+		refusal{kind: sn, field: "spec.provisioning", rule: enum, patch: spec(`{"provisioning":"sparse"}`)},
 		refusal{kind: sn, field: "status.role", rule: enum, status: true, patch: status(`{"role":"Controller"}`)},
 		refusal{kind: sn, field: "status.pool.sizeBytes", rule: minimum, status: true, patch: status(`{"pool":{"sizeBytes":-1}}`)},
 		refusal{kind: sn, field: "status.pool.allocatedBytes", rule: minimum, status: true, patch: status(`{"pool":{"allocatedBytes":-1}}`)},
@@ -172,6 +181,8 @@ func refusals() []refusal {
 		refusal{kind: vol, field: "spec.originSnapshot", rule: originImmutable, transition: true, patch: spec(`{"originSnapshot":null}`)},
 		refusal{kind: vol, field: "spec.originSnapshot.volume", rule: pattern, patch: spec(`{"originSnapshot":{"volume":` + badHandle + `}}`)},
 		refusal{kind: vol, field: "spec.originSnapshot.name", rule: minLength, patch: spec(`{"originSnapshot":{"name":""}}`)},
+		refusal{kind: vol, field: "spec.csiName", rule: csiNameImmutable, transition: true, setup: spec(`{"csiName":"pvc-1"}`), patch: spec(`{"csiName":"pvc-2"}`)},
+		refusal{kind: vol, field: "status.snapshots[].name", rule: minLength, status: true, patch: status(`{"snapshots":[{"name":""}]}`)},
 		refusal{kind: vol, field: "status.state", rule: enum, status: true, patch: status(`{"state":"Primary"}`)},
 		refusal{kind: vol, field: "status.state", rule: successorInactive, status: true, patch: status(`{"state":"Active","successor":"` + handleA3 + `"}`)},
 		refusal{kind: vol, field: "status.successor", rule: pattern, status: true, patch: status(`{"successor":` + badHandle + `}`)},
@@ -221,6 +232,32 @@ func refusals() []refusal {
 		refusal{kind: rep, field: "status.lastSyncBytes", rule: minimum, status: true, patch: status(`{"lastSyncBytes":-1}`)},
 		refusal{kind: rep, field: "status.lastSnapshot.name", rule: minLength, status: true, patch: status(`{"lastSnapshot":{"name":""}}`)},
 		refusal{kind: rep, field: "status.commonSnapshot.name", rule: minLength, status: true, patch: status(`{"commonSnapshot":{"name":""}}`)},
+		refusal{kind: rep, field: "status.cycle.phase", rule: enum, status: true, patch: status(`{"cycle":{"phase":"Sleeping"}}`)},
+		refusal{kind: rep, field: "status.cycle.sequence", rule: minimum, status: true, patch: status(`{"cycle":{"phase":"Idle","sequence":-1}}`)},
+		refusal{kind: rep, field: "status.cycle.snapshots[].name", rule: minLength, status: true, patch: status(`{"cycle":{"phase":"Idle","snapshots":[{"name":""}]}}`)},
+		refusal{kind: rep, field: "status.cycle.lastSync.bytes", rule: minimum, status: true, patch: status(`{"cycle":{"phase":"Idle","lastSync":{"bytes":-1}}}`)},
+		refusal{kind: rep, field: "status.cycle.failures", rule: minimum, status: true, patch: status(`{"cycle":{"phase":"Idle","failures":-1}}`)},
+		refusal{kind: rep, field: "status.cycle.receivers[].node", rule: minLength, status: true, patch: status(`{"cycle":{"phase":"Idle","receivers":[{"node":""}]}}`)},
+	)
+
+	const rc = "Replica"
+	add(
+		refusal{kind: rc, field: "spec.source", rule: pattern, patch: spec(`{"source":` + badHandle + `}`)},
+		refusal{kind: rc, field: "spec.source", rule: replicaSource, transition: true, patch: spec(`{"source":"` + handleA3 + `"}`)},
+		refusal{kind: rc, field: "spec.rootHandle", rule: pattern, patch: spec(`{"rootHandle":` + badHandle + `}`)},
+		refusal{kind: rc, field: "spec.rootHandle", rule: rootImmutable, transition: true, patch: spec(`{"rootHandle":"` + handleA3 + `"}`)},
+		refusal{kind: rc, field: "spec.sourceGeneration", rule: minimum, patch: spec(`{"sourceGeneration":-1}`)},
+		refusal{kind: rc, field: "spec.sizeBytes", rule: minimum, patch: spec(`{"sizeBytes":0}`)},
+		refusal{kind: rc, field: "spec.placeCount", rule: minimum, patch: spec(`{"placeCount":0}`)},
+		refusal{kind: rc, field: "spec.placeCount", rule: maximum, patch: spec(`{"placeCount":17}`)},
+		refusal{kind: rc, field: "spec.provisioning", rule: enum, patch: spec(`{"provisioning":"sparse"}`)},
+		refusal{kind: rc, field: "spec.fsType", rule: pattern, patch: spec(`{"fsType":"ext4,ro"}`)},
+		refusal{kind: rc, field: "spec.volumeMode", rule: enum, patch: spec(`{"volumeMode":"Raw"}`)},
+		refusal{kind: rc, field: "status.received[].node", rule: minLength, status: true, patch: status(`{"received":[{"node":""}]}`)},
+		refusal{kind: rc, field: "status.received[].snapshots[].name", rule: minLength, status: true, patch: status(`{"received":[{"node":"node-1","snapshots":[{"name":""}]}]}`)},
+		refusal{kind: rc, field: "status.clonedInto", rule: pattern, status: true, patch: status(`{"clonedInto":` + badHandle + `}`)},
+		refusal{kind: rc, field: "status.clonedInto", rule: clonedIntoFixed, status: true, transition: true, setup: status(`{"clonedInto":"` + handleA3 + `"}`), patch: status(`{"clonedInto":"` + handleB2 + `"}`)},
+		refusal{kind: rc, field: "status.clonedInto", rule: clonedIntoFixed, status: true, transition: true, setup: status(`{"clonedInto":"` + handleA3 + `"}`), patch: status(`{"clonedInto":null}`)},
 	)
 
 	const ops = "OperatorOps"
@@ -262,5 +299,50 @@ func refusals() []refusal {
 		refusal{kind: tf, field: "status.sourceVolumeMode", rule: enum, status: true, patch: status(`{"sourceVolumeMode":"Raw"}`)},
 		refusal{kind: tf, field: "status.sourceFsType", rule: pattern, status: true, patch: status(`{"sourceFsType":"ext4,ro"}`)},
 	)
+
+	add(hubRefusals()...)
 	return r
+}
+
+// hubRefusals are the refusals of the hub's kinds: a request names its site
+// once, sizes like the draft it sizes, and approves one way.
+func hubRefusals() []refusal {
+	const ssd = "StorageSiteDeployment"
+	r := layoutRefusals(ssd, "spec.sizing.", sizing)
+	r = append(r,
+		refusal{kind: ssd, field: "spec.site", rule: pattern, patch: spec(`{"site":"Site_A"}`)},
+		refusal{kind: ssd, field: "spec.site", rule: siteImmutable, transition: true, patch: spec(`{"site":"site-c"}`)},
+		refusal{kind: ssd, field: "spec.siteNamespace", rule: pattern, patch: spec(`{"siteNamespace":"Baton"}`)},
+		refusal{kind: ssd, field: "spec.siteNamespace", rule: siteNSImmutable, transition: true, patch: spec(`{"siteNamespace":"storage"}`)},
+		refusal{kind: ssd, field: "spec.discovery.devices.minSizeBytes", rule: minimum, patch: spec(`{"discovery":{"devices":{"minSizeBytes":-1}}}`)},
+		refusal{kind: ssd, field: "spec.sizing.clusterName", rule: pattern, patch: sizing(`{"clusterName":"Site_A"}`)},
+		refusal{kind: ssd, field: "spec.approved", rule: requestNoSizing, patch: spec(`{"sizing":null,"approved":true}`)},
+		refusal{kind: ssd, field: "spec.approved", rule: approvalOneWay, transition: true, setup: spec(`{"approved":true}`), patch: spec(`{"approved":false}`)},
+		refusal{kind: ssd, field: "spec.approved", rule: approvalOneWay, transition: true, setup: spec(`{"approved":true}`), patch: spec(`{"approved":null}`)},
+		refusal{kind: ssd, field: "spec", rule: requestFrozen, transition: true, setup: spec(`{"approved":true}`), patch: sizing(`{"placeCount":3}`)},
+		refusal{kind: ssd, field: "spec", rule: requestFrozen, transition: true, setup: spec(`{"approved":true}`), patch: spec(`{"discovery":{"nodeNames":["node-4"]}}`)},
+		refusal{kind: ssd, field: "status.phase", rule: enum, status: true, patch: status(`{"phase":"Ready"}`)},
+		refusal{kind: ssd, field: "status.readyNodeCount", rule: minimum, status: true, patch: status(`{"readyNodeCount":-1}`)},
+		refusal{kind: ssd, field: "status.cluster.clusterID", rule: pattern, status: true, patch: status(`{"cluster":{"name":"site-a","clusterID":"site-a"}}`)},
+		refusal{kind: ssd, field: "status.draft.phase", rule: enum, status: true, patch: status(`{"draft":{"name":"site-a","phase":"Online"}}`)},
+		refusal{kind: ssd, field: "status.draft.nodeSets[].name", rule: pattern, status: true, patch: status(`{"draft":{"name":"site-a","nodeSets":[{"name":"Storage","nodes":["node-1"]}]}}`)},
+		refusal{kind: ssd, field: "status.draft.nodeSets[].nodes", rule: minItems, status: true, patch: status(`{"draft":{"name":"site-a","nodeSets":[{"name":"storage","nodes":[]}]}}`)},
+		refusal{kind: ssd, field: "status.draft.nodeSets[].devices[]", rule: pattern, status: true, patch: status(`{"draft":{"name":"site-a","nodeSets":[{"name":"storage","nodes":["node-1"],"devices":["sdb"]}]}}`)},
+	)
+
+	const stf = "SiteTestFailover"
+	return append(r,
+		refusal{kind: stf, field: "spec.site", rule: pattern, patch: spec(`{"site":"-site-b"}`)},
+		refusal{kind: stf, field: "spec.site", rule: siteImmutable, transition: true, patch: spec(`{"site":"site-a"}`)},
+		refusal{kind: stf, field: "spec.siteNamespace", rule: pattern, patch: spec(`{"siteNamespace":"baton_system"}`)},
+		refusal{kind: stf, field: "spec.siteNamespace", rule: siteNSImmutable, transition: true, patch: spec(`{"siteNamespace":"storage"}`)},
+		refusal{kind: stf, field: "spec.drill.source", rule: minLength, patch: drill(`{"source":""}`)},
+		refusal{kind: stf, field: "spec.drill.targetNamespace", rule: pattern, patch: drill(`{"targetNamespace":"Drill"}`)},
+		refusal{kind: stf, field: "spec.drill.pvcName", rule: pattern, patch: drill(`{"pvcName":"bubble_pvc"}`)},
+		refusal{kind: stf, field: "status.drill.phase", rule: enum, status: true, patch: status(`{"drill":{"phase":"Running"}}`)},
+		refusal{kind: stf, field: "status.drill.snapshot.name", rule: minLength, status: true, patch: status(`{"drill":{"snapshot":{"name":""}}}`)},
+		refusal{kind: stf, field: "status.drill.bubbleVolume", rule: pattern, status: true, patch: status(`{"drill":{"bubbleVolume":` + badHandle + `}}`)},
+		refusal{kind: stf, field: "status.drill.sourceVolumeMode", rule: enum, status: true, patch: status(`{"drill":{"sourceVolumeMode":"Raw"}}`)},
+		refusal{kind: stf, field: "status.drill.sourceFsType", rule: pattern, status: true, patch: status(`{"drill":{"sourceFsType":"ext4,ro"}}`)},
+	)
 }

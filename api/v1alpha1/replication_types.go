@@ -29,6 +29,17 @@ const (
 	ReplicationNoCommonSnapshotReason = "NoCommonSnapshot"
 	// ReplicationSyncFailedReason: the latest sync failed; the message says why.
 	ReplicationSyncFailedReason = "SyncFailed"
+
+	// ReplicationDegradedCondition is true when shipments fail or the target
+	// holds nothing newer than three intervals.
+	ReplicationDegradedCondition = "Degraded"
+	// ReplicationAsExpectedReason: shipments succeed on schedule.
+	ReplicationAsExpectedReason = "AsExpected"
+	// ReplicationBehindReason: the newest snapshot the target holds is older
+	// than three intervals.
+	ReplicationBehindReason = "Behind"
+	// ReplicationPausedReason: the pairing takes no snapshots.
+	ReplicationPausedReason = "Paused"
 )
 
 // ReplicationPhase is the coarse state of a pairing, for people.
@@ -128,11 +139,151 @@ type ReplicationStatus struct {
 	// +optional
 	CommonSnapshot *SnapshotRef `json:"commonSnapshot,omitempty"`
 
-	// Conditions: Ready, InSync.
+	// Conditions: Ready, InSync, Degraded.
 	// +listType=map
 	// +listMapKey=type
 	// +optional
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// Cycle is the storage core's record of the pairing's cycle, which the
+	// fields above summarise for people.
+	// +optional
+	Cycle *ReplicationCycle `json:"cycle,omitempty"`
+}
+
+// CyclePhase is where a pairing is in its snapshot-and-ship cycle.
+// +kubebuilder:validation:Enum=Idle;Snapshotting;Shipping;Paused
+type CyclePhase string
+
+const (
+	// CycleIdle waits until the next snapshot is due.
+	CycleIdle CyclePhase = "Idle"
+	// CycleSnapshotting: a snapshot has been ordered on the source.
+	CycleSnapshotting CyclePhase = "Snapshotting"
+	// CycleShipping: a snapshot is taken and its stream is owed to the target.
+	CycleShipping CyclePhase = "Shipping"
+	// CyclePaused takes no snapshots (disabled, or the source was superseded).
+	CyclePaused CyclePhase = "Paused"
+)
+
+// CycleSnapshot is one snapshot of the source taken for the pairing.
+type CycleSnapshot struct {
+	SnapshotRef `json:",inline"`
+
+	// TakenAt is when the source took it; empty until taken.
+	// +optional
+	TakenAt Timestamp `json:"takenAt,omitempty"`
+
+	// ShippedAt is when the target was known to hold it; empty until then.
+	// +optional
+	ShippedAt Timestamp `json:"shippedAt,omitempty"`
+}
+
+// CycleBase is what the next stream is incremental from.
+type CycleBase struct {
+	// Dataset is empty for the source itself, or the pool volume the source
+	// was cloned from, for a clone stream from the origin snapshot.
+	// +kubebuilder:validation:MaxLength=255
+	// +optional
+	Dataset string `json:"dataset,omitempty"`
+
+	// Snapshot is the base's name; empty for a full stream.
+	// +kubebuilder:validation:MaxLength=255
+	// +optional
+	Snapshot string `json:"snapshot,omitempty"`
+
+	// GUID identifies the base on the receivers.
+	// +kubebuilder:validation:MaxLength=64
+	// +optional
+	GUID string `json:"guid,omitempty"`
+}
+
+// CycleSync is the last completed shipment, exactly.
+type CycleSync struct {
+	// At is when the shipment finished.
+	// +optional
+	At Timestamp `json:"at,omitempty"`
+
+	// Duration is how long it took.
+	// +optional
+	Duration metav1.Duration `json:"duration,omitzero"`
+
+	// Bytes is how many bytes it shipped.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Bytes int64 `json:"bytes,omitempty"`
+
+	// Snapshot is the snapshot it shipped.
+	// +kubebuilder:validation:MaxLength=255
+	// +optional
+	Snapshot string `json:"snapshot,omitempty"`
+}
+
+// CycleReceiver is a node of the target site that takes the pairing's streams.
+type CycleReceiver struct {
+	// Node is the target site's storage node.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +required
+	Node string `json:"node"`
+
+	// Address is where its node agent accepts streams.
+	// +kubebuilder:validation:MaxLength=255
+	// +optional
+	Address string `json:"address,omitempty"`
+}
+
+// ReplicationCycle is the storage core's record of one pairing
+// (storage/replication.Pairing and what the site keeps with it).
+type ReplicationCycle struct {
+	// Phase is where the cycle is.
+	// +required
+	Phase CyclePhase `json:"phase"`
+
+	// Sequence is the number of the last snapshot ordered.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Sequence int64 `json:"sequence,omitempty"`
+
+	// Snapshots are the pairing's snapshots of the source, oldest first.
+	// +kubebuilder:validation:MaxItems=1024
+	// +optional
+	Snapshots []CycleSnapshot `json:"snapshots,omitempty"`
+
+	// Base is what the next stream is incremental from.
+	// +optional
+	Base CycleBase `json:"base,omitzero"`
+
+	// Due is when the next snapshot is due.
+	// +optional
+	Due Timestamp `json:"due,omitempty"`
+
+	// RetryAt is when a failed shipment is retried.
+	// +optional
+	RetryAt Timestamp `json:"retryAt,omitempty"`
+
+	// LastSync is the last completed shipment.
+	// +optional
+	LastSync CycleSync `json:"lastSync,omitzero"`
+
+	// Failures counts consecutive failed shipments.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	Failures int64 `json:"failures,omitempty"`
+
+	// LastError is the last failure, in the words of whoever failed.
+	// +optional
+	LastError string `json:"lastError,omitempty"`
+
+	// Receivers are the target site's nodes that take the streams; empty
+	// until the target site answered.
+	// +kubebuilder:validation:MaxItems=16
+	// +optional
+	Receivers []CycleReceiver `json:"receivers,omitempty"`
+
+	// ReaimedAt is when a resync last pointed the pairing at its target.
+	// +optional
+	ReaimedAt Timestamp `json:"reaimedAt,omitempty"`
 }
 
 // Replication is a pairing: a source member ships snapshots to a target cluster,

@@ -162,6 +162,8 @@ func changeAnySpec(t *testing.T, o client.Object) {
 		o.Spec.PlaceCount = 3
 	case *v1.Snapshot:
 		o.Spec.SnapshotName = "elsewhere"
+	case *v1.Replica:
+		o.Spec.PlaceCount = 3
 	case *v1.Replication:
 		o.Spec.Enabled = false
 	case *v1.OperatorOps:
@@ -170,6 +172,10 @@ func changeAnySpec(t *testing.T, o client.Object) {
 		o.Spec.NodeSets[0].Nodes = []string{"elsewhere"}
 	case *v1.TestFailover:
 		o.Spec.PVCName = "elsewhere"
+	case *v1.StorageSiteDeployment:
+		o.Spec.Discovery.NodeNames = []string{"elsewhere"}
+	case *v1.SiteTestFailover:
+		o.Spec.Drill.PVCName = "elsewhere"
 	default:
 		t.Fatalf("no spec change for %T", o)
 	}
@@ -198,11 +204,15 @@ var minimalObjects = map[string]string{
 	"StorageNode":    `{"spec":{"cluster":"site-a","nodeName":"node-1","address":"10.0.0.11","devices":[{"path":"/dev/sdb"}]}}`,
 	"Volume": `{"spec":{"volumeID":"` + volume1 + `","sizeBytes":1073741824,"placeCount":2,` +
 		`"rootHandle":"` + handleA1 + `","generation":0}}`,
-	"Snapshot":                `{"spec":{"volume":"` + handleA1 + `","snapshotName":"baton-1"}}`,
+	"Snapshot": `{"spec":{"volume":"` + handleA1 + `","snapshotName":"baton-1"}}`,
+	"Replica": `{"spec":{"source":"` + handleB2 + `","rootHandle":"` + handleA1 + `","sizeBytes":1073741824,` +
+		`"placeCount":2,"volumeMode":"Block"}}`,
 	"Replication":             `{"spec":{"sourceVolume":"` + handleA1 + `","targetCluster":"` + clusterB + `"}}`,
 	"OperatorOps":             `{"spec":{}}`,
 	"ClusterDeploymentConfig": `{"spec":{"sizing":{"clusterName":"site-a","pool":{"name":"baton"}}}}`,
 	"TestFailover":            `{"spec":{"source":"pvc-5d2c7a4e","targetNamespace":"drill","pvcName":"bubble"}}`,
+	"StorageSiteDeployment":   `{"spec":{"site":"site-a","sizing":{"clusterName":"site-a","pool":{"name":"baton"}}}}`,
+	"SiteTestFailover":        `{"spec":{"site":"site-b","drill":{"source":"pvc-5d2c7a4e","targetNamespace":"drill","pvcName":"bubble"}}}`,
 }
 
 // layoutDefaults are the defaults of StorageLayout under a prefix: the
@@ -222,6 +232,7 @@ func layoutDefaults(kind, prefix string) []defaulted {
 func defaults() []defaulted {
 	d := layoutDefaults("StorageCluster", "spec.")
 	d = append(d, layoutDefaults("ClusterDeploymentConfig", "spec.sizing.")...)
+	d = append(d, layoutDefaults("StorageSiteDeployment", "spec.sizing.")...)
 	return append(d,
 		defaulted{"ClusterDeploymentConfig", "spec.approved", `false`},
 		defaulted{"StorageNode", "spec.devices[].type", `"Disk"`},
@@ -230,6 +241,9 @@ func defaults() []defaulted {
 		defaulted{"Replication", "spec.interval", `"5m"`},
 		defaulted{"Replication", "spec.retention", `3`},
 		defaulted{"Replication", "spec.enabled", `true`},
+		defaulted{"StorageSiteDeployment", "spec.approved", `false`},
+		defaulted{"StorageSiteDeployment", "spec.siteNamespace", `"baton-system"`},
+		defaulted{"SiteTestFailover", "spec.siteNamespace", `"baton-system"`},
 	)
 }
 

@@ -111,6 +111,16 @@ type StorageNodeSpec struct {
 	// +kubebuilder:validation:XValidation:rule="isIP(self)",message="address must be an IP address"
 	// +required
 	Address string `json:"address"`
+
+	// Provisioning is the node's pool's: a thick pool reserves each volume's
+	// size, a thin one does not. Empty is thin.
+	// +optional
+	Provisioning Provisioning `json:"provisioning,omitempty"`
+
+	// Unschedulable keeps new replicas off the node (a cordon); the replicas
+	// it holds stay.
+	// +optional
+	Unschedulable bool `json:"unschedulable,omitempty"`
 }
 
 // NodeResource is one DRBD resource running on the node as the kernel reports
@@ -180,6 +190,16 @@ type StorageNodeStatus struct {
 	// +listMapKey=type
 	// +optional
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// AgentAddress is where the node's agent accepts replication streams
+	// (host:port), as the agent reported it.
+	// +kubebuilder:validation:MaxLength=255
+	// +optional
+	AgentAddress string `json:"agentAddress,omitempty"`
+
+	// ReportedAt is when the node's agent last reported.
+	// +optional
+	ReportedAt Timestamp `json:"reportedAt,omitempty"`
 }
 
 // StorageNode is one storage node of a site's cluster.

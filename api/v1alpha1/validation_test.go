@@ -196,6 +196,16 @@ var acceptances = []acceptance{
 	{"a discovery run is labelled", "OperatorOps", false, "", `{"metadata":{"labels":{"site":"a"}}}`, "metadata.labels.site", `"a"`},
 	{"a snapshot becomes ready", "Snapshot", true, "", status(`{"readyToUse":true}`), "status.readyToUse", `true`},
 	{"a drill picks a snapshot", "TestFailover", false, "", spec(`{"snapshot":"baton-1"}`), "spec.snapshot", `"baton-1"`},
+	{"a replica is failed over", "Replica", true, "", status(`{"clonedInto":"` + handleA3 + `"}`), "status.clonedInto", `"` + handleA3 + `"`},
+	{"a failed-over replica is re-written unchanged", "Replica", true, status(`{"clonedInto":"` + handleA3 + `"}`), status(`{"clonedInto":"` + handleA3 + `","createdAt":"2026-10-03T12:00:00Z"}`), "status.clonedInto", `"` + handleA3 + `"`},
+	{"a volume's CSI name is set once", "Volume", false, "", spec(`{"csiName":"pvc-1"}`), "spec.csiName", `"pvc-1"`},
+	{"a record's instant keeps its nanoseconds", "Replication", true, "", status(`{"cycle":{"phase":"Idle","due":"2026-10-03T12:00:00.000000001Z"}}`), "status.cycle.due", `"2026-10-03T12:00:00.000000001Z"`},
+	{"a request is approved", "StorageSiteDeployment", false, "", spec(`{"approved":true}`), "spec.approved", `true`},
+	{"an approved request is re-applied unchanged", "StorageSiteDeployment", false, spec(`{"approved":true}`), spec(`{"approved":true}`), "spec.approved", `true`},
+	{"a request's discovery changes before approval (a new run)", "StorageSiteDeployment", false, "", spec(`{"discovery":{"nodeNames":["node-4"]}}`), "spec.discovery.nodeNames", `["node-4"]`},
+	{"a request's sizing changes before approval", "StorageSiteDeployment", false, "", sizing(`{"placeCount":3}`), "spec.sizing.placeCount", `3`},
+	{"an approved request's status moves on", "StorageSiteDeployment", true, "", status(`{"phase":"Deploying"}`), "status.phase", `"Deploying"`},
+	{"a hub drill picks a snapshot", "SiteTestFailover", false, "", drill(`{"snapshot":"baton-1"}`), "spec.drill.snapshot", `"baton-1"`},
 }
 
 // TestAcceptedChanges applies each legitimate change and reads it back.

@@ -22,6 +22,8 @@ const (
 	VolumeDemotedReason = "Demoted"
 	// VolumeTombstoneReason: the member was reaped; only its record stays.
 	VolumeTombstoneReason = "Tombstone"
+	// VolumeDeletingReason: DeleteVolume was called; the nodes destroy the data.
+	VolumeDeletingReason = "Deleting"
 
 	// VolumeReplicasUpToDateCondition is true when every replica's disk is
 	// UpToDate.
@@ -32,6 +34,25 @@ const (
 	VolumeReplicasSyncingReason = "ReplicasSyncing"
 	// VolumeReplicaMissingReason: fewer replicas than placeCount.
 	VolumeReplicaMissingReason = "ReplicaMissing"
+
+	// VolumeReplicatingCondition is true while the member ships snapshots to
+	// another site.
+	VolumeReplicatingCondition = "Replicating"
+	// VolumeReplicatingReason: a pairing ships the member's snapshots.
+	VolumeReplicatingReason = "Replicating"
+	// VolumeNotReplicatedReason: the member has no pairing.
+	VolumeNotReplicatedReason = "NotReplicated"
+	// VolumeReplicationPausedReason: the member's pairing takes no snapshots
+	// (disabled, or the member was superseded).
+	VolumeReplicationPausedReason = "ReplicationPaused"
+
+	// VolumeDegradedCondition is true when the member has less protection than
+	// asked: fewer nodes than placeCount report its data, or its shipments fail.
+	VolumeDegradedCondition = "Degraded"
+	// VolumeAsExpectedReason: the member is as protected as asked.
+	VolumeAsExpectedReason = "AsExpected"
+	// VolumeSyncFailedReason: the member's latest shipments failed.
+	VolumeSyncFailedReason = "SyncFailed"
 )
 
 // VolumeState is a member's place in its chain.
@@ -134,6 +155,13 @@ type VolumeSpec struct {
 	// fail-over clone); absent for a volume created empty.
 	// +optional
 	OriginSnapshot *OriginSnapshot `json:"originSnapshot,omitempty"`
+
+	// CSIName is the name CreateVolume was called with, its idempotency key;
+	// empty for a fail-over clone, which no CreateVolume asked for.
+	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="csiName is immutable"
+	// +optional
+	CSIName string `json:"csiName,omitempty"`
 }
 
 // VolumeStatus is what the operator observed of the member.
@@ -184,11 +212,78 @@ type VolumeStatus struct {
 	// +optional
 	FSType string `json:"fsType,omitempty"`
 
-	// Conditions: Ready, ReplicasUpToDate.
+	// Conditions: Ready, ReplicasUpToDate, Replicating, Degraded.
 	// +listType=map
 	// +listMapKey=type
 	// +optional
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	VolumeRecord `json:",inline"`
+}
+
+// VolumeRecord is the rest of what the storage core records of a member, kept
+// here so that the CRDs are the whole state (no hidden database): the operator
+// writes it and reads it back exactly as written.
+type VolumeRecord struct {
+	// DRBDResource is the name of the volume's DRBD resource.
+	// +kubebuilder:validation:MaxLength=255
+	// +optional
+	DRBDResource string `json:"drbdResource,omitempty"`
+
+	// Primary is the node holding the DRBD primary role; empty while fenced.
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	Primary string `json:"primary,omitempty"`
+
+	// Home is the node where snapshots are taken: the primary, and after a
+	// fence the node that was primary last.
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	Home string `json:"home,omitempty"`
+
+	// PresentNodes are the nodes that reported the volume's dataset. One of
+	// them that no longer finds it reports an error and creates nothing: a
+	// volume with data is never re-provisioned empty.
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=253
+	// +optional
+	PresentNodes []string `json:"presentNodes,omitempty"`
+
+	// CreatedAt is when the member was created.
+	// +optional
+	CreatedAt Timestamp `json:"createdAt,omitempty"`
+
+	// FencedAt is when the member was demoted or learned of its successor.
+	// +optional
+	FencedAt Timestamp `json:"fencedAt,omitempty"`
+
+	// Tail names the snapshot that keeps the writes a superseded member took
+	// after its last shipped snapshot (the diverged tail).
+	// +kubebuilder:validation:MaxLength=255
+	// +optional
+	Tail string `json:"tail,omitempty"`
+
+	// SuccessorAnnounced is set once the predecessor's site acknowledged this
+	// member as its successor.
+	// +optional
+	SuccessorAnnounced bool `json:"successorAnnounced,omitempty"`
+
+	// Snapshots are those the home node reports, oldest first.
+	// +kubebuilder:validation:MaxItems=1024
+	// +optional
+	Snapshots []SnapshotRef `json:"snapshots,omitempty"`
+
+	// Deleting is set by DeleteVolume: the nodes destroy the data, then the
+	// record goes.
+	// +optional
+	Deleting bool `json:"deleting,omitempty"`
+
+	// DestroyedNodes are the nodes that reported the data of a deleting
+	// volume gone.
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=253
+	// +optional
+	DestroyedNodes []string `json:"destroyedNodes,omitempty"`
 }
 
 // Volume is one member of a volume handle's chain on this cluster.

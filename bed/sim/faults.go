@@ -2,6 +2,7 @@ package sim
 
 import (
 	"github.com/baton-dr/baton/node/agent"
+	"github.com/baton-dr/baton/reports"
 )
 
 // The bed's faults. Endpoints are scoped names: "site-a" covers the whole
@@ -10,6 +11,7 @@ import (
 
 // Partition cuts the path from a to b (one-way), or both ways.
 func (w *World) Partition(a, b string, bothWays bool) {
+	w.event(a, reports.EventPartition, "partition %s from %s (both ways: %v)", a, b, bothWays)
 	if bothWays {
 		w.Net.PartitionBoth(a, b)
 	} else {
@@ -20,12 +22,14 @@ func (w *World) Partition(a, b string, bothWays bool) {
 
 // Heal restores every path between a and b.
 func (w *World) Heal(a, b string) {
+	w.event(a, reports.EventPartition, "heal %s and %s", a, b)
 	w.Net.Heal(a, b)
 	w.observe()
 }
 
 // HealAll restores every path.
 func (w *World) HealAll() {
+	w.event("", reports.EventPartition, "heal every partition")
 	w.Net.HealAll()
 	w.observe()
 }
@@ -33,7 +37,7 @@ func (w *World) HealAll() {
 // observe lets every component that watches its links see the change now, so
 // the log shows a loss when it happened.
 func (w *World) observe() {
-	for _, s := range w.Sites {
+	for _, s := range w.sites {
 		if s.DRBD != nil {
 			s.DRBD.Observe()
 		}
@@ -47,7 +51,7 @@ func (w *World) CrashNode(site, node string) {
 	if !n.Up {
 		return
 	}
-	w.Sim.Logf("fault", "crash %s", n.Endpoint)
+	w.event(site, reports.EventFault, "crash %s", n.Endpoint)
 	n.Up = false
 	n.Pool.Crash()
 	if d := n.site.DRBD; d != nil {
@@ -62,7 +66,7 @@ func (w *World) RestartNode(site, node string) error {
 	if n.Up {
 		return nil
 	}
-	w.Sim.Logf("fault", "restart %s", n.Endpoint)
+	w.event(site, reports.EventFault, "restart %s", n.Endpoint)
 	if d := n.site.DRBD; d != nil {
 		d.Restart(n.Name)
 	}
@@ -76,12 +80,12 @@ func (w *World) RestartNode(site, node string) error {
 
 // CrashController stops a site's operator; its records (the CRDs) stay.
 func (w *World) CrashController(site string) {
-	w.Sim.Logf("fault", "crash %s/controller", site)
+	w.event(site, reports.EventFault, "crash %s/controller", site)
 	w.Site(site).ControllerUp = false
 }
 
 // RestartController brings a site's operator back over the same records.
 func (w *World) RestartController(site string) {
-	w.Sim.Logf("fault", "restart %s/controller", site)
+	w.event(site, reports.EventFault, "restart %s/controller", site)
 	w.Site(site).ControllerUp = true
 }

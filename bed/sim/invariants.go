@@ -7,11 +7,11 @@ import (
 	"github.com/baton-dr/baton/storage/chain"
 )
 
-// Chains gathers every chain's members from every site's records: the
+// records gathers every chain's members from every site's records: the
 // omniscient view no component has, which the checkers judge.
-func (w *World) Chains() map[chain.Ref][]chain.Member {
+func (w *World) records() map[chain.Ref][]chain.Member {
 	out := map[chain.Ref][]chain.Member{}
-	for _, s := range w.Sites {
+	for _, s := range w.sites {
 		volumes, err := s.Store.Volumes()
 		if err != nil {
 			panic(fmt.Sprintf("bed/sim: %s's memory store failed: %v", s.Name, err))
@@ -26,7 +26,7 @@ func (w *World) Chains() map[chain.Ref][]chain.Member {
 // CheckChains runs the chain invariants over every chain and returns the
 // violations, sorted.
 func (w *World) CheckChains() []error {
-	chains := w.Chains()
+	chains := w.records()
 	roots := make([]chain.Ref, 0, len(chains))
 	for root := range chains {
 		roots = append(roots, root)

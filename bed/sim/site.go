@@ -1,8 +1,11 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 
+	"github.com/baton-dr/baton/controllers/storageapi"
+	"github.com/baton-dr/baton/csi"
 	"github.com/baton-dr/baton/node/agent"
 	"github.com/baton-dr/baton/sim/drbd"
 	simzfs "github.com/baton-dr/baton/sim/zfs"
@@ -16,13 +19,20 @@ type Site struct {
 	Name    string
 	Cluster chain.ClusterID
 	Control *site.Site
-	Store   *site.MemoryStore
-	Nodes   []*Node
+	// API is the operator's storage API (what its HTTPS server serves).
+	API   *storageapi.Local
+	Store *site.MemoryStore
+	// peers is filled once every site exists.
+	peers map[chain.ClusterID]storageapi.Cluster
+	Nodes []*Node
 	// ControllerUp is false while the site's operator is crashed.
 	ControllerUp bool
 	// DRBD is the site's replication fabric; nil when volumes have one replica.
-	DRBD  Fabric
-	world *World
+	DRBD Fabric
+	// The CSI driver's controller-side services, in the csi-controller pod.
+	CSIController  *csi.Controller
+	CSIReplication *csi.Replication
+	world          *World
 }
 
 // Fabric is the site's simulated DRBD (sim/drbd.Cluster).
@@ -39,32 +49,35 @@ type Node struct {
 	Endpoint string // "site-a/node-1"
 	Pool     *simzfs.Pool
 	Agent    *agent.Agent
-	Up       bool
-	site     *Site
+	// CSI is the node's CSI node service.
+	CSI  *csi.Node
+	Up   bool
+	site *Site
 }
 
-// Controller is the site operator's network endpoint.
-func (s *Site) Controller() string { return s.Name + "/controller" }
+// Operator is the site operator's network endpoint.
+func (s *Site) Operator() string { return s.Name + "/controller" }
 
 func newSite(w *World, name string, cluster chain.ClusterID) (*Site, error) {
-	s := &Site{Name: name, Cluster: cluster, Store: site.NewMemoryStore(), ControllerUp: true, world: w}
-	ids, tokens := w.Sim.Rand("ids/"+name), w.Sim.Rand("tokens/"+name)
+	s := &Site{Name: name, Cluster: cluster, Store: site.NewMemoryStore(), ControllerUp: true, world: w,
+		peers: map[chain.ClusterID]storageapi.Cluster{}}
+	ids, tokenKey := w.Sim.Rand("ids/"+name), w.Sim.Rand("tokens/"+name).Uint64()
 	control, err := site.New(site.Config{Cluster: cluster, Interval: w.options.ReplicationInterval, Retention: 3,
 		NewVolumeID: func() chain.VolumeID {
 			return chain.VolumeID(fmt.Sprintf("%08x-%04x-4%03x-8%03x-%012x", ids.Uint32(), ids.Uint32()&0xffff,
 				ids.Uint32()&0xfff, ids.Uint32()&0xfff, ids.Uint64()&0xffffffffffff))
 		},
-		NewToken: func() string { return fmt.Sprintf("%016x", tokens.Uint64()) },
-	}, s.Store, peers{from: s}, w.Sim)
+		ReplicaToken: func(source chain.Ref) string { return fmt.Sprintf("%016x-%s", tokenKey, source) },
+	}, s.Store, storageapi.Peers{Clusters: s.peers}, w.Sim)
 	if err != nil {
 		return nil, err
 	}
-	s.Control = control
+	s.Control, s.API = control, storageapi.NewLocal(control)
 	var fabric []drbd.NodeOptions
 	for i := 1; i <= w.options.NodesPerSite; i++ {
 		n := &Node{Name: fmt.Sprintf("node-%d", i), Up: true, site: s}
 		n.Endpoint = name + "/" + n.Name
-		n.Pool = simzfs.New(simzfs.Options{Name: "tank", SizeBytes: w.options.PoolBytes,
+		n.Pool = simzfs.New(simzfs.Options{Name: "tank", SizeBytes: w.options.PoolBytes, BlockSizeBytes: 4096,
 			Seed: w.Sim.Rand("guids/" + n.Endpoint).Uint64()})
 		fabric = append(fabric, drbd.NodeOptions{Name: n.Name, Open: n.Pool.Open})
 		s.Nodes = append(s.Nodes, n)
@@ -104,7 +117,7 @@ func (s *Site) start() {
 		if !s.ControllerUp {
 			return
 		}
-		if err := s.Control.Tick(); err != nil {
+		if err := s.API.Tick(); err != nil {
 			w.Sim.Logf("error", "%s tick: %v", s.Name, err)
 		}
 	})
@@ -113,23 +126,23 @@ func (s *Site) start() {
 	}
 }
 
-// reconcile is one pass of a node agent: fetch the spec, converge, report.
+// reconcile is one pass of a node agent: fetch the spec, converge, report --
+// both calls through the site's storage API across the network.
 func (n *Node) reconcile() {
-	s, w := n.site, n.site.world
-	if !n.Up || !s.ControllerUp || !w.Net.Reachable(n.Endpoint, s.Controller()) || !w.Net.Reachable(s.Controller(), n.Endpoint) {
+	if !n.Up {
 		return
 	}
-	spec, err := s.Control.Spec(n.Name)
+	w, operator := n.site.world, api{from: n.Endpoint, target: n.site}
+	spec, err := operator.Spec(context.Background(), n.Name)
 	if err != nil {
-		w.Sim.Logf("error", "%s spec: %v", n.Endpoint, err)
-		return
+		return // cut off from its operator: the node keeps what it has
 	}
 	status := n.Agent.Reconcile(spec)
 	for _, problem := range status.Errors {
 		w.Sim.Logf("agent", "%s: %s", n.Endpoint, problem)
 	}
-	if err := s.Control.Report(status); err != nil {
-		w.Sim.Logf("error", "%s report: %v", n.Endpoint, err)
+	if err := operator.Report(context.Background(), status); err != nil {
+		w.Sim.Logf("agent", "%s report: %v", n.Endpoint, err)
 	}
 }
 

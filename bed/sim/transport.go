@@ -57,7 +57,7 @@ func (t transport) Ship(receiver site.Receiver, header agent.StreamHeader, strea
 
 // node finds a node by its endpoint.
 func (w *World) node(endpoint string) *Node {
-	for _, s := range w.Sites {
+	for _, s := range w.sites {
 		for _, n := range s.Nodes {
 			if n.Endpoint == endpoint {
 				return n

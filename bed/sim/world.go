@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/baton-dr/baton/reports"
 	simworld "github.com/baton-dr/baton/sim"
 	"github.com/baton-dr/baton/sim/network"
 	"github.com/baton-dr/baton/storage/chain"
@@ -57,8 +58,17 @@ type World struct {
 	options Options
 	Sim     *simworld.World
 	Net     *network.Network
-	Sites   []*Site
+	sites   []*Site
 	checker *chain.Checker
+
+	apps       map[string]*app
+	appOrder   []string
+	writes     map[string]int // acknowledged operations per site since the last look
+	timeline   []reports.Event
+	violations []reports.Violation
+	reported   map[string]bool // chain problems already reported
+	synced     map[string]bool // shipments already on the timeline
+	syncs      []reports.Sync
 }
 
 // SiteNames are the bed's two sites.
@@ -71,7 +81,8 @@ func New(options Options) (*World, error) {
 	if options.Scenario != "" {
 		worldOptions = append([]simworld.Option{simworld.WithScenario(options.Scenario)}, worldOptions...)
 	}
-	w := &World{options: options, Sim: simworld.NewWorld(options.Seed, worldOptions...), checker: chain.NewChecker()}
+	w := &World{options: options, Sim: simworld.NewWorld(options.Seed, worldOptions...), checker: chain.NewChecker(),
+		apps: map[string]*app{}, writes: map[string]int{}, reported: map[string]bool{}, synced: map[string]bool{}}
 	w.Net = network.New(w.Sim, network.LinkOptions{Latency: 200 * time.Microsecond})
 	w.Net.SetLinkBoth(SiteNames[0], SiteNames[1], options.SiteLink)
 	for i, name := range SiteNames {
@@ -79,11 +90,20 @@ func New(options Options) (*World, error) {
 		if err != nil {
 			return nil, err
 		}
-		w.Sites = append(w.Sites, s)
+		w.sites = append(w.sites, s)
 	}
-	for _, s := range w.Sites {
+	for _, s := range w.sites {
+		for _, peer := range w.sites {
+			if peer != s {
+				s.peers[peer.Cluster] = api{from: s.Operator(), target: peer}
+			}
+		}
+		s.newCSI()
 		s.start()
 	}
+	w.every(stepPeriod, "applications step", w.step)
+	w.every(vrPeriod, "csi-addons controllers", w.reconcileVRs)
+	w.every(10*time.Second, "observe", w.observeTick)
 	return w, nil
 }
 
@@ -94,7 +114,7 @@ func clusterID(i int) chain.ClusterID {
 
 // Site returns a site by name ("site-a") or cluster ID.
 func (w *World) Site(name string) *Site {
-	for _, s := range w.Sites {
+	for _, s := range w.sites {
 		if s.Name == name || string(s.Cluster) == name {
 			return s
 		}
@@ -103,7 +123,10 @@ func (w *World) Site(name string) *Site {
 }
 
 // Run lets simulated time pass.
-func (w *World) Run(d time.Duration) { w.Sim.RunFor(d) }
+func (w *World) Run(d time.Duration) error {
+	w.Sim.RunFor(d)
+	return nil
+}
 
 // RunUntil runs until cond holds or limit passes; it reports whether cond held.
 func (w *World) RunUntil(cond func() bool, limit time.Duration) bool {

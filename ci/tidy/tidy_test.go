@@ -48,11 +48,21 @@ var rules = []rule{
 		noGo: true,
 	},
 	{
-		dir: "bed/sim",
-		why: "the simulation bed runs the production logic inside the deterministic world: one goroutine, simulated time, no I/O",
+		dir:     "bed/sim",
+		why:     "the simulation bed runs the production logic inside the deterministic world: one goroutine, simulated time, no I/O",
 		imports: []string{"os", "os/", "net", "net/", "syscall", "math/rand", "crypto/rand", "unsafe"},
 		calls: []string{"time.Now", "time.Sleep", "time.After", "time.AfterFunc", "time.Tick",
 			"time.NewTimer", "time.NewTicker", "time.Since", "time.Until"},
+		noGo: true,
+	},
+	{
+		dir: "scenarios/workload",
+		why: "the workload models run inside the simulation: seeded randomness, the time they are given, no I/O but the Device they write",
+		imports: []string{"os", "os/", "net", "net/", "syscall", "math/rand", "crypto/rand", "unsafe",
+			"k8s.io/", "sigs.k8s.io/", module + "sim/", module + "bed/", module + "cmd/"},
+		calls: []string{"time.Now", "time.Sleep", "time.After", "time.AfterFunc", "time.Tick",
+			"time.NewTimer", "time.NewTicker", "time.Since", "time.Until",
+			"rand.Int", "rand.IntN", "rand.Int64", "rand.Uint64", "rand.Uint32", "rand.Float64", "rand.Perm", "rand.Shuffle", "rand.N"},
 		noGo: true,
 	},
 }

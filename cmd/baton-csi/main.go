@@ -2,33 +2,168 @@
 package main
 
 import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"log/slog"
+	"net"
 	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/go-logr/logr"
+	"google.golang.org/grpc"
+
+	"github.com/baton-dr/baton/controllers/storageapi"
+	"github.com/baton-dr/baton/csi"
 )
 
 const usage = `Usage: baton-csi [flags]
 
 The CSI driver. It serves CSI Identity, Controller and Node and the
-csi-addons Identity and Replication services on a unix socket, resolving every
+csi-addons Identity and Replication services on unix sockets, resolving every
 volume handle along its replication chain to the member an RPC must act on.
+
+Each request's secrets carry the clusters document (key "clusters"):
+{"clusters":[{"cluster_id","cluster_endpoint","cluster_secret","local":true}]};
+--clusters-file names the same document, mounted from the Secret, for the
+requests that carry none (node RPCs).
+
+Modes: controller serves Identity, Controller and (on --csi-addons-address)
+the csi-addons services; node serves Identity and Node; all serves
+everything.
 
 Flags:
 `
 
+type options struct {
+	endpoint, addonsAddress, nodeID, site, clustersFile, mode string
+	caFile, devices, deviceDir, driverName                    string
+	callTimeout                                               time.Duration
+	verbosity                                                 int
+}
+
 func main() {
+	if err := run(os.Args[1:], os.Stderr); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
+		}
+		fmt.Fprintln(os.Stderr, "baton-csi:", err)
+		os.Exit(1)
+	}
+}
+
+func parse(args []string, output io.Writer) (options, error) {
+	var o options
 	flags := flag.NewFlagSet("baton-csi", flag.ContinueOnError)
+	flags.SetOutput(output)
 	flags.Usage = func() {
 		fmt.Fprint(flags.Output(), usage)
 		flags.PrintDefaults()
 	}
-	if err := flags.Parse(os.Args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			os.Exit(0)
-		}
-		os.Exit(2)
+	flags.StringVar(&o.endpoint, "endpoint", "unix:///csi/csi.sock", "CSI unix socket")
+	flags.StringVar(&o.addonsAddress, "csi-addons-address", "unix:///run/csi-addons/socket", "csi-addons unix socket (controller and all modes)")
+	flags.StringVar(&o.nodeID, "node-id", "", "this node's name, as the site's storage nodes are named (node and all modes)")
+	flags.StringVar(&o.site, "site", "", "this site's name, reported as topology "+csi.TopologySite)
+	flags.StringVar(&o.clustersFile, "clusters-file", "", "the clusters document, for requests without secrets")
+	flags.StringVar(&o.mode, "mode", "all", "controller, node or all")
+	flags.StringVar(&o.caFile, "ca-file", "", "PEM certificates that sign the storage APIs (default: the system roots)")
+	flags.StringVar(&o.devices, "devices", "drbd", "how the node finds a volume's device: drbd (/dev/drbd<minor>) or links (<device-dir>/<dataset>)")
+	flags.StringVar(&o.deviceDir, "device-dir", "", "directory of device nodes (drbd: /dev) or of the node agent's links")
+	flags.StringVar(&o.driverName, "driver-name", csi.DriverName, "CSI driver name")
+	flags.DurationVar(&o.callTimeout, "call-timeout", storageapi.DefaultCallTimeout, "deadline of each storage API call")
+	flags.IntVar(&o.verbosity, "v", 0, "log verbosity (1: every call)")
+	if err := flags.Parse(args); err != nil {
+		return o, err
 	}
-	fmt.Fprintln(os.Stderr, "baton-csi: the CSI driver has not landed yet (issue 4)")
-	os.Exit(1)
+	switch {
+	case flags.NArg() > 0:
+		return o, fmt.Errorf("unexpected arguments %v", flags.Args())
+	case o.mode != "controller" && o.mode != "node" && o.mode != "all":
+		return o, fmt.Errorf("--mode %q: want controller, node or all", o.mode)
+	case o.mode != "controller" && o.nodeID == "":
+		return o, fmt.Errorf("--node-id is required in %s mode", o.mode)
+	case o.devices != "drbd" && o.devices != "links":
+		return o, fmt.Errorf("--devices %q: want drbd or links", o.devices)
+	case o.devices == "links" && o.deviceDir == "":
+		return o, errors.New("--devices links needs --device-dir")
+	}
+	return o, nil
+}
+
+func run(args []string, output io.Writer) error {
+	o, err := parse(args, output)
+	if err != nil {
+		return err
+	}
+	log := logr.FromSlogHandler(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.Level(-o.verbosity)}))
+	services, err := build(o)
+	if err != nil {
+		return err
+	}
+	servers := map[net.Listener]*grpc.Server{}
+	listener, err := csi.ListenUnix(o.endpoint)
+	if err != nil {
+		return err
+	}
+	servers[listener] = csi.NewCSIServer(services, log)
+	if services.Replication != nil {
+		addons, err := csi.ListenUnix(o.addonsAddress)
+		if err != nil {
+			return err
+		}
+		servers[addons] = csi.NewAddonsServer(services, log)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	log.Info("serving", "mode", o.mode, "endpoint", o.endpoint, "csiAddons", o.addonsAddress, "node", o.nodeID, "site", o.site)
+	return csi.Serve(ctx, servers)
+}
+
+// build wires the services the mode asks for.
+func build(o options) (csi.Services, error) {
+	clusters := &csi.Clusters{Dialer: &csi.HTTPDialer{CallTimeout: o.callTimeout}}
+	if o.caFile != "" {
+		pem, err := os.ReadFile(o.caFile)
+		if err != nil {
+			return csi.Services{}, err
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return csi.Services{}, fmt.Errorf("--ca-file %s holds no PEM certificate", o.caFile)
+		}
+		clusters.Dialer = &csi.HTTPDialer{CallTimeout: o.callTimeout, TLS: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}
+	}
+	if o.clustersFile != "" {
+		data, err := os.ReadFile(o.clustersFile)
+		if err != nil {
+			return csi.Services{}, err
+		}
+		config, err := storageapi.ParseClusters(data)
+		if err != nil {
+			return csi.Services{}, fmt.Errorf("--clusters-file %s: %w", o.clustersFile, err)
+		}
+		clusters.Default = &config
+	}
+	controller := o.mode != "node"
+	s := csi.Services{Identity: &csi.Identity{Name: o.driverName, Version: version(), Controller: controller}}
+	if controller {
+		locks := &csi.Locks{}
+		s.Controller = &csi.Controller{Clusters: clusters, Locks: locks}
+		s.Replication = &csi.Replication{Clusters: clusters, Locks: locks}
+		s.AddonsIdentity = &csi.AddonsIdentity{Name: o.driverName, Version: version()}
+	}
+	if o.mode != "controller" {
+		var devices csi.Devices = csi.DRBDDevices{Dir: o.deviceDir}
+		if o.devices == "links" {
+			devices = csi.LinkDevices{Dir: o.deviceDir}
+		}
+		s.Node = &csi.Node{Clusters: clusters, Locks: &csi.Locks{}, NodeID: o.nodeID, Site: o.site, Devices: devices, Mounter: csi.OSMounter{}}
+	}
+	return s, nil
 }

@@ -2,34 +2,191 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/discovery"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	workv1 "open-cluster-management.io/api/work/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/baton-dr/baton/controllers/hub"
+	viewv1beta1 "github.com/baton-dr/baton/controllers/hub/view/v1beta1"
 )
 
 const usage = `Usage: baton-hub [flags]
 
 The hub controller. For every StorageSiteDeployment it carries discovery,
 sizing and approval to the managed site through one ManifestWork and reads the
-site's draft, StorageCluster and StorageNodes back through ManagedClusterViews.
-It never holds a site kubeconfig.
+site's draft, StorageCluster and StorageNodes back through ManagedClusterViews;
+for every SiteTestFailover it carries a drill to the DR site the same way. It
+never holds a site kubeconfig.
+
+It runs on an Open Cluster Management hub: when the API server does not serve
+work.open-cluster-management.io/v1 ManifestWorks, it registers no controller
+and exits with status 1. Without view.open-cluster-management.io/v1beta1
+ManagedClusterViews (stolostron's work-manager add-on) it delivers but cannot
+read the sites back, and says so.
+
+The server-side apply onto a site's draft runs as the field manager
+` + hub.FieldManager + ` (OCM requires the work-agent prefix).
+
+Environment:
+  KUBECONFIG   the hub's kubeconfig when --kubeconfig is not given; without
+               either, the in-cluster service account is used
 
 Flags:
 `
 
-func main() {
+// options are the command's flags.
+type options struct {
+	kubeconfig              string
+	metricsAddress          string
+	probeAddress            string
+	leaderElect             bool
+	leaderElectionNamespace string
+}
+
+func parseFlags(args []string, output io.Writer) (options, error) {
+	var o options
 	flags := flag.NewFlagSet("baton-hub", flag.ContinueOnError)
+	flags.SetOutput(output)
 	flags.Usage = func() {
 		fmt.Fprint(flags.Output(), usage)
 		flags.PrintDefaults()
 	}
-	if err := flags.Parse(os.Args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			os.Exit(0)
-		}
-		os.Exit(2)
+	flags.StringVar(&o.kubeconfig, "kubeconfig", "", "path to the hub's kubeconfig (default: $KUBECONFIG, else in-cluster)")
+	flags.StringVar(&o.metricsAddress, "metrics-bind-address", ":8080", `address of the Prometheus metrics endpoint; "0" turns it off`)
+	flags.StringVar(&o.probeAddress, "health-probe-bind-address", ":8081", `address of /healthz and /readyz; "0" turns them off`)
+	flags.BoolVar(&o.leaderElect, "leader-elect", false, "elect one active hub controller among replicas (a Lease in --leader-election-namespace)")
+	flags.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "baton-hub", "namespace of the leader-election Lease")
+	if err := flags.Parse(args); err != nil {
+		return o, err
 	}
-	fmt.Fprintln(os.Stderr, "baton-hub: the hub controller has not landed yet (issue 9)")
-	os.Exit(1)
+	if flags.NArg() > 0 {
+		flags.Usage()
+		return o, fmt.Errorf("unexpected arguments %q", flags.Args())
+	}
+	return o, nil
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is the whole command: 0 after a clean shutdown (ctx done), 1 when the
+// hub cannot run, 2 for bad flags.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	o, err := parseFlags(args, stdout)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "baton-hub:", err)
+		return 2
+	}
+	log := logr.FromSlogHandler(slog.NewJSONHandler(stderr, nil))
+	ctrl.SetLogger(log)
+	if err := serve(ctx, o, log); err != nil {
+		log.Error(err, "baton-hub stops")
+		return 1
+	}
+	return 0
+}
+
+// serve builds the manager, registers the hub's controllers and runs them
+// until ctx is done.
+func serve(ctx context.Context, o options, log logr.Logger) error {
+	config, err := loadConfig(o.kubeconfig)
+	if err != nil {
+		return err
+	}
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return fmt.Errorf("failed to build the scheme: %w", err)
+	}
+	if err := hub.AddToScheme(scheme); err != nil {
+		return err
+	}
+	// The manager caches only the hub's own works and views: a hub holds
+	// many other controllers' ManifestWorks, which this one never reads.
+	ours := labels.SelectorFromSet(labels.Set{hub.ManagedByLabel: hub.ManagedByValue})
+	manager, err := ctrl.NewManager(config, ctrl.Options{
+		Scheme:                  scheme,
+		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddress},
+		HealthProbeBindAddress:  o.probeAddress,
+		LeaderElection:          o.leaderElect,
+		LeaderElectionID:        "baton-hub.storage.baton.dev",
+		LeaderElectionNamespace: o.leaderElectionNamespace,
+		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
+			&workv1.ManifestWork{}:            {Label: ours},
+			&viewv1beta1.ManagedClusterView{}: {Label: ours},
+		}},
+	})
+	if err != nil {
+		return fmt.Errorf("failed to create the manager: %w", err)
+	}
+	d, err := discovery.NewDiscoveryClientForConfig(config)
+	if err != nil {
+		return fmt.Errorf("failed to create the discovery client: %w", err)
+	}
+	registration, err := hub.Setup(manager, d)
+	if err != nil {
+		return err
+	}
+	if !registration.ManifestWorkServed {
+		return errors.New("the API server does not serve work.open-cluster-management.io/v1 ManifestWorks: baton-hub runs on an Open Cluster Management hub")
+	}
+	if !registration.ViewsServed {
+		log.Info("the API server does not serve view.open-cluster-management.io/v1beta1 ManagedClusterViews: requests are delivered but sites cannot be read back")
+	}
+	if err := manager.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return fmt.Errorf("failed to add the health check: %w", err)
+	}
+	if err := manager.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return fmt.Errorf("failed to add the readiness check: %w", err)
+	}
+	log.Info("baton-hub starts", "fieldManager", hub.FieldManager, "leaderElect", o.leaderElect)
+	if err := manager.Start(ctx); err != nil {
+		return fmt.Errorf("the manager stopped: %w", err)
+	}
+	return nil
+}
+
+// loadConfig reads the kubeconfig flag, else $KUBECONFIG, else the
+// in-cluster service account.
+func loadConfig(kubeconfig string) (*rest.Config, error) {
+	if kubeconfig == "" {
+		kubeconfig = os.Getenv("KUBECONFIG")
+	}
+	if kubeconfig == "" {
+		config, err := rest.InClusterConfig()
+		if err != nil {
+			return nil, fmt.Errorf("no --kubeconfig, no $KUBECONFIG, and not in a cluster: %w", err)
+		}
+		return config, nil
+	}
+	config, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("failed to load the kubeconfig %s: %w", kubeconfig, err)
+	}
+	return config, nil
 }

@@ -6,18 +6,19 @@ package main
 import (
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 )
 
 func main() {
-	if err := newRootCommand().Execute(); err != nil {
+	if err := newRootCommand(environment{now: time.Now}).Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "batonctl:", err)
 		os.Exit(1)
 	}
 }
 
-func newRootCommand() *cobra.Command {
+func newRootCommand(env environment) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "batonctl",
 		Short: "batonctl drives baton: simulation, beds, chains, CSI calls, benchmarks",
@@ -26,6 +27,6 @@ block-storage stack for Kubernetes and the test bed that proves it.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newVersionCommand())
+	root.AddCommand(newVersionCommand(), newCSICommand(), newSimCommand(), newGetCommand(env), newChainCommand(env))
 	return root
 }

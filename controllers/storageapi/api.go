@@ -24,6 +24,19 @@ type Cluster interface {
 	DeleteVolume(ctx context.Context, ref chain.Ref) error
 	ExpandVolume(ctx context.Context, ref chain.Ref, sizeBytes uint64) (site.Volume, error)
 	Volume(ctx context.Context, ref chain.Ref) (site.Volume, error)
+	// CreateVolumeFrom clones a snapshot or a local member into a new volume.
+	CreateVolumeFrom(ctx context.Context, request site.CreateRequest, source site.CloneSource) (site.Volume, error)
+	// Attach makes node the member's primary; RecordFilesystem remembers what
+	// the node found on its device (rule 7).
+	Attach(ctx context.Context, member chain.Ref, node string) (site.Volume, error)
+	RecordFilesystem(ctx context.Context, member chain.Ref, fsType string) error
+	// Capacity is the largest volume the site can place on placeCount nodes.
+	Capacity(ctx context.Context, placeCount int) (uint64, error)
+
+	// CSI snapshots, taken of the member named.
+	CreateSnapshot(ctx context.Context, member chain.Ref, name string) (site.Snapshot, error)
+	DeleteSnapshot(ctx context.Context, ref site.SnapshotRef) error
+	ListSnapshots(ctx context.Context) ([]site.Snapshot, error)
 
 	// Members and Holdings answer what the site records of a chain.
 	Members(ctx context.Context, root chain.Ref) ([]chain.Member, error)

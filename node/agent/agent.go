@@ -50,10 +50,11 @@ type Options struct {
 type Agent struct {
 	options Options
 
-	mu       sync.Mutex
-	spec     site.NodeSpec // the last spec reconciled; Receive checks against it
-	inFlight map[string]bool
-	finished []site.SendResult
+	mu        sync.Mutex
+	spec      site.NodeSpec // the last spec reconciled; Receive checks against it
+	inFlight  map[string]bool
+	receiving map[string]bool // datasets taking a stream now
+	finished  []site.SendResult
 }
 
 // New returns an agent.
@@ -62,7 +63,7 @@ func New(options Options) (*Agent, error) {
 	case options.Node == "" || options.Pool == nil || options.Transport == nil || options.Clock == nil:
 		return nil, errors.New("agent: node, pool, transport and clock are required")
 	}
-	return &Agent{options: options, inFlight: map[string]bool{}}, nil
+	return &Agent{options: options, inFlight: map[string]bool{}, receiving: map[string]bool{}}, nil
 }
 
 // ErrUnauthorized refuses a stream without the replica's token.
@@ -74,22 +75,48 @@ var ErrReplicaClosed = errors.New("replica does not take streams")
 
 // Receive takes in a stream another site ships. A snapshot already held is
 // success without reading the stream (the sender retried after a lost reply).
+// The spec and the token are checked under the agent's lock; the stream itself
+// is read outside it, one stream per dataset at a time, so a long stream holds
+// up neither the node's reconcile nor streams into other replicas.
 func (a *Agent) Receive(header StreamHeader, stream io.Reader) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	i := slices.IndexFunc(a.spec.Replicas, func(r site.ReplicaSpec) bool { return r.Dataset == header.Dataset })
-	if i < 0 || !a.spec.Replicas[i].Open || a.spec.Replicas[i].Source.Cluster != header.Source {
-		return fmt.Errorf("%w: %s on %s", ErrReplicaClosed, header.Dataset, a.options.Node)
+	if err := a.admit(header); err != nil {
+		return err
 	}
-	if subtle.ConstantTimeCompare([]byte(header.Token), []byte(a.spec.Replicas[i].Token)) != 1 {
-		return fmt.Errorf("%w: stream for %s on %s presents the wrong token", ErrUnauthorized, header.Dataset, a.options.Node)
-	}
+	defer a.release(header.Dataset)
 	if snaps, err := a.options.Pool.Snapshots(header.Dataset); err == nil {
 		if slices.ContainsFunc(snaps, func(s backend.SnapshotInfo) bool { return s.GUID == header.GUID }) {
 			return nil
 		}
 	}
 	return a.options.Pool.Receive(header.Dataset, stream)
+}
+
+// ErrReceiving refuses a second stream into a dataset that is receiving one.
+var ErrReceiving = fmt.Errorf("%w: dataset is receiving another stream", backend.ErrBusy)
+
+// admit checks a stream against the last spec and marks its dataset busy.
+func (a *Agent) admit(header StreamHeader) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	i := slices.IndexFunc(a.spec.Replicas, func(r site.ReplicaSpec) bool { return r.Dataset == header.Dataset })
+	if i < 0 || !a.spec.Replicas[i].Open || a.spec.Replicas[i].Source.Cluster != header.Source {
+		return fmt.Errorf("%w: %s on %s", ErrReplicaClosed, header.Dataset, a.options.Node)
+	}
+	want := a.spec.Replicas[i].Token
+	if want == "" || subtle.ConstantTimeCompare([]byte(header.Token), []byte(want)) != 1 {
+		return fmt.Errorf("%w: stream for %s on %s presents the wrong token", ErrUnauthorized, header.Dataset, a.options.Node)
+	}
+	if a.receiving[header.Dataset] {
+		return fmt.Errorf("%w: %s on %s", ErrReceiving, header.Dataset, a.options.Node)
+	}
+	a.receiving[header.Dataset] = true
+	return nil
+}
+
+func (a *Agent) release(dataset string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	delete(a.receiving, dataset)
 }
 
 func sendKey(s site.SendSpec) string { return s.Dataset + "@" + s.Snapshot + ">" + string(s.Target) }

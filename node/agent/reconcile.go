@@ -74,8 +74,13 @@ func (a *Agent) converge(v site.VolumeSpec) error {
 
 // ensureDataset finds the volume's dataset, or makes it: a clone of its
 // origin, or an empty volume -- but never for a dataset this node held before.
+// A dataset under DRBD holds the replicator's metadata too, on top of the
+// size the volume promises its consumer.
 func (a *Agent) ensureDataset(v site.VolumeSpec) error {
 	pool := a.options.Pool
+	if sizer, ok := a.options.Replicator.(backend.MetadataSizer); ok {
+		v.SizeBytes += sizer.MetadataBytes(v.SizeBytes)
+	}
 	info, err := pool.Volume(v.Dataset)
 	switch {
 	case err == nil:
@@ -196,8 +201,12 @@ func (a *Agent) destroy(dataset string) error {
 func (a *Agent) ship(send site.SendSpec) error {
 	key := sendKey(send)
 	a.mu.Lock()
-	busy := a.inFlight[key]
+	busy := a.inFlight[key] || slices.ContainsFunc(a.finished, func(r site.SendResult) bool {
+		return sendKey(site.SendSpec{Dataset: r.Dataset, Snapshot: r.Snapshot, Target: r.Target}) == key
+	})
 	a.mu.Unlock()
+	// A send that finished but is not reported yet is still in the spec: the
+	// control plane has not heard of it. Shipping it again would only repeat it.
 	if busy || len(send.Receivers) == 0 {
 		return nil
 	}

@@ -443,3 +443,9 @@ func (v *nodeView) Open(resource string) (backend.Device, error) {
 	r.opens++
 	return &device{c: v.c, r: r}, nil
 }
+
+// MetadataBytes is the superblock the simulation keeps at the end of every
+// backing volume.
+func (v *nodeView) MetadataBytes(uint64) uint64 { return superblockBytes }
+
+var _ backend.MetadataSizer = (*nodeView)(nil)

@@ -1,6 +1,7 @@
 package zfs
 
 import (
+	"bytes"
 	"io"
 	"sort"
 
@@ -99,8 +100,8 @@ func (d *device) WriteAt(data []byte, offset int64) (int, error) {
 	if offset < 0 || uint64(offset) > v.sizeBytes || uint64(len(data)) > v.sizeBytes-uint64(offset) {
 		return 0, backend.Refusal(backend.ErrInvalid, tool, "cannot write '%s': No space left on device", path)
 	}
-	if len(data) == 0 {
-		return 0, nil
+	if len(data) == 0 || v.holeStays(data, uint64(offset)) {
+		return len(data), nil
 	}
 	first := uint64(offset) / v.blockSizeBytes
 	last := (uint64(offset) + uint64(len(data)) - 1) / v.blockSizeBytes
@@ -120,6 +121,31 @@ func (d *device) WriteAt(data []byte, offset int64) (int, error) {
 	}
 	v.pendingExtraBytes += extra
 	return len(data), nil
+}
+
+// zeros is compared against, never written.
+var zeros = make([]byte, 64<<10)
+
+// holeStays reports whether a write of zeros lands only on blocks that hold
+// no data: the pool runs with compression, which stores an all-zero block as a
+// hole, so such a write changes nothing and allocates nothing (a DRBD full
+// sync of a thin volume copies its unwritten blocks this way).
+func (v *volume) holeStays(data []byte, offset uint64) bool {
+	for rest := data; len(rest) > 0; {
+		n := min(len(rest), len(zeros))
+		if !bytes.Equal(rest[:n], zeros[:n]) {
+			return false
+		}
+		rest = rest[n:]
+	}
+	first := offset / v.blockSizeBytes
+	last := (offset + uint64(len(data)) - 1) / v.blockSizeBytes
+	for index := first; index <= last; index++ {
+		if v.current(index) != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // writeBlock copies the part of a write that falls in one block into the

@@ -64,6 +64,12 @@ type snapshot struct {
 	root      *node
 	sizeBytes uint64
 	clones    int // volumes cloned from this snapshot
+	// unique caches snapshotUniqueBytes for the neighbours it was computed
+	// between. Snapshot roots are frozen, so the figure stands while both
+	// neighbours are snapshots (or the origin); against the head, which
+	// changes in place, it is never cached.
+	unique          uint64
+	uniqueNeighbour [2]*node
 }
 
 // New creates an empty pool. It panics on options no pool can have.
@@ -247,8 +253,12 @@ func (v *volume) snapshotUniqueBytes(i int) uint64 {
 		before = v.origin.root
 	}
 	after := v.head
-	if i+1 < len(v.snapshots) {
+	frozen := i+1 < len(v.snapshots)
+	if frozen {
 		after = v.snapshots[i+1].root
+		if s.uniqueNeighbour == [2]*node{before, after} {
+			return s.unique
+		}
 	}
 	var total uint64
 	diff(before, s.root, topLevel, 0, func(index uint64, b *block) {
@@ -256,6 +266,9 @@ func (v *volume) snapshotUniqueBytes(i int) uint64 {
 			total += uint64(len(b.data))
 		}
 	})
+	if frozen {
+		s.unique, s.uniqueNeighbour = total, [2]*node{before, after}
+	}
 	return total
 }
 

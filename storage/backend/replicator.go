@@ -136,3 +136,11 @@ type Replicator interface {
 	// Open opens the resource's device; writes need the Primary role.
 	Open(resource string) (Device, error)
 }
+
+// MetadataSizer is implemented by replicators whose metadata lives inside the
+// backing volume (DRBD's internal metadata, at its end): a volume that must
+// offer its consumer dataBytes needs a backing volume that much larger, or the
+// last blocks a consumer was promised do not exist.
+type MetadataSizer interface {
+	MetadataBytes(dataBytes uint64) uint64
+}

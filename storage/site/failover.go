@@ -33,21 +33,20 @@ func (s *Site) Failover(source chain.Ref, force bool) (Volume, error) {
 	if !r.ClonedInto.IsZero() {
 		return s.Volume(r.ClonedInto)
 	}
-	snapshot, holders, ok := r.newest()
-	if !ok {
-		return Volume{}, fmt.Errorf("%w: replica of %s", ErrNoSnapshot, source)
-	}
 	if !force {
 		if err := s.checkHandover(source, r); err != nil {
 			return Volume{}, err
 		}
-		snapshot, holders, _ = r.newest()
+	}
+	origin, holders, err := s.failoverOrigin(r)
+	if err != nil {
+		return Volume{}, err
 	}
 	v := Volume{
 		Member: chain.Member{Ref: chain.Ref{Cluster: s.config.Cluster, Volume: s.config.NewVolumeID()},
 			Root: r.Root, Generation: r.SourceGeneration + 1, Predecessor: source, State: chain.Active},
 		Shape:       r.Shape,
-		Origin:      Origin{Dataset: r.Dataset(), Snapshot: snapshot.Name, GUID: snapshot.GUID},
+		Origin:      origin,
 		Initialized: true,
 		CreatedAt:   s.now(),
 	}
@@ -76,6 +75,31 @@ func (s *Site) Failover(source chain.Ref, force bool) (Volume, error) {
 	}
 	s.announce(&v)
 	return v, nil
+}
+
+// failoverOrigin chooses what a fail-over clones: the newest snapshot the
+// replica received, and the nodes holding it. A source that was lost before it
+// shipped anything -- right after a relocation made it -- still started from
+// a snapshot this site holds as a snapshot of its own predecessor (the final
+// sync of that relocation): that one, then, and only the source's own writes
+// are lost.
+func (s *Site) failoverOrigin(r Replica) (Origin, []string, error) {
+	if snapshot, holders, ok := r.newest(); ok {
+		return Origin{Dataset: r.Dataset(), Snapshot: snapshot.Name, GUID: snapshot.GUID}, holders, nil
+	}
+	if r.OriginGUID != "" {
+		volumes, err := s.store.Volumes()
+		if err != nil {
+			return Origin{}, nil, err
+		}
+		for _, v := range volumes {
+			i := slices.IndexFunc(v.Snapshots, func(sn SnapshotInfo) bool { return sn.GUID == r.OriginGUID })
+			if v.Root == r.Root && i >= 0 && v.Home != "" {
+				return Origin{Dataset: v.Dataset(), Snapshot: v.Snapshots[i].Name, GUID: r.OriginGUID}, []string{v.Home}, nil
+			}
+		}
+	}
+	return Origin{}, nil, fmt.Errorf("%w: replica of %s", ErrNoSnapshot, r.Source)
 }
 
 // checkHandover asks source's site whether a planned fail-over may proceed:

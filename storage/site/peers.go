@@ -36,4 +36,7 @@ type ReceiveRequest struct {
 	Root       chain.Ref
 	Generation uint32
 	Shape      Shape
+	// OriginGUID is the snapshot the source was cloned from, for a fail-over
+	// clone: the receiving site holds it as a snapshot of its own predecessor.
+	OriginGUID string
 }

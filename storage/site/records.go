@@ -72,6 +72,8 @@ type Volume struct {
 	Deleting bool
 	// Destroyed lists the nodes that reported the data of a deleting volume gone.
 	Destroyed []string
+	// UserSnapshots are the snapshots taken of the member through CSI.
+	UserSnapshots []UserSnapshot
 }
 
 // Dataset is the pool volume of the member on each of its nodes.
@@ -98,10 +100,9 @@ type Replica struct {
 	// ClonedInto is the fail-over member cloned from this replica; once set,
 	// no further stream of the superseded source is received.
 	ClonedInto chain.Ref
-	// Token authorises the source's streams: the receiving agents refuse a
-	// stream that does not present it.
-	Token     string
-	CreatedAt time.Time
+	// OriginGUID is the snapshot the source started from, when it is a clone.
+	OriginGUID string
+	CreatedAt  time.Time
 }
 
 // Dataset is the pool volume that receives the replica on each node.

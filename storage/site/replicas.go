@@ -28,12 +28,9 @@ func (s *Site) PrepareReceive(request ReceiveRequest) ([]Receiver, error) {
 	}
 	if !found {
 		r = Replica{Source: request.Source, Root: request.Root, SourceGeneration: request.Generation,
-			Shape: request.Shape, Received: map[string][]SnapshotInfo{}, CreatedAt: s.now()}
+			Shape: request.Shape, Received: map[string][]SnapshotInfo{}, CreatedAt: s.now(), OriginGUID: request.OriginGUID}
 		if r.Nodes, err = s.receivers(r); err != nil {
 			return nil, err
-		}
-		if s.config.NewToken != nil {
-			r.Token = s.config.NewToken()
 		}
 		if err := s.store.PutReplica(r); err != nil {
 			return nil, err
@@ -41,7 +38,7 @@ func (s *Site) PrepareReceive(request ReceiveRequest) ([]Receiver, error) {
 	}
 	receivers, err := s.addresses(r.Nodes)
 	for i := range receivers {
-		receivers[i].Token = r.Token
+		receivers[i].Token = s.token(r.Source)
 	}
 	return receivers, err
 }

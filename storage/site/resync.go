@@ -37,8 +37,19 @@ func (s *Site) Resync(end chain.Ref, failbackSource chain.ClusterID) (ready bool
 	if err != nil {
 		return false, err
 	}
-	if !found || p.Target != failbackSource || p.ReaimedAt.IsZero() {
+	switch {
+	case !found || p.Target != failbackSource:
 		if p, err = s.aim(v, p, found, failbackSource); err != nil {
+			return false, err
+		}
+	case p.ReaimedAt.IsZero():
+		// Aimed at the fail-back source already (a fail-over clone ships back
+		// to its predecessor's site from birth): its base stands. Asking the
+		// source what it holds now could only move the base backwards -- what
+		// its nodes received may not have reached its records yet.
+		p.ReaimedAt = s.now()
+		p.SyncNow(p.ReaimedAt)
+		if err := s.store.PutPairing(p); err != nil {
 			return false, err
 		}
 	}
@@ -76,7 +87,7 @@ func (s *Site) aim(v Volume, p Pairing, found bool, target chain.ClusterID) (Pai
 // prepareReceivers asks the target site for the nodes that take p's streams.
 func (s *Site) prepareReceivers(v Volume, p *Pairing) {
 	receivers, err := s.peers.PrepareReceive(p.Target, ReceiveRequest{Source: v.Ref, Root: v.Root,
-		Generation: v.Generation, Shape: v.Shape})
+		Generation: v.Generation, Shape: v.Shape, OriginGUID: v.Origin.GUID})
 	switch {
 	case err == nil:
 		p.Receivers = receivers

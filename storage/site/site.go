@@ -51,10 +51,11 @@ type Config struct {
 	ThinOvercommitPercent uint64
 	// NewVolumeID names new volumes: UUIDv4 in production, seeded in the simulation.
 	NewVolumeID func() chain.VolumeID
-	// NewToken mints the secret a sender presents with each stream of a
-	// replica: crypto/rand in production, seeded in the simulation. Nil
-	// leaves replicas without a token (tests that carry no streams).
-	NewToken func() string
+	// ReplicaToken is the secret a sender presents with each stream of the
+	// replica of source: derived from the cluster's own secret in production
+	// (an HMAC, so nothing secret is stored in a record), seeded in the
+	// simulation. Nil leaves replicas without a token (tests without streams).
+	ReplicaToken func(source chain.Ref) string
 }
 
 // Site is the control plane of one site. It is not safe for concurrent use:
@@ -95,6 +96,14 @@ func New(config Config, store Store, peers Peers, clock backend.Clock) (*Site, e
 func (s *Site) Cluster() chain.ClusterID { return s.config.Cluster }
 
 func (s *Site) now() time.Time { return s.clock.Now() }
+
+// token is the secret the streams of source's replica present.
+func (s *Site) token(source chain.Ref) string {
+	if s.config.ReplicaToken == nil {
+		return ""
+	}
+	return s.config.ReplicaToken(source)
+}
 
 // local checks that ref lives here.
 func (s *Site) local(ref chain.Ref) error {

@@ -102,8 +102,8 @@ func TestFailbackShipsACloneStreamFromTheCommonSnapshot(t *testing.T) {
 	w.cut[clusterA] = true
 	clone, err := b.Failover(v.Ref, true)
 	w.must(err)
-	if _, err := b.Resync(clone.Ref, clusterA); !errors.Is(err, site.ErrPeerUnreachable) {
-		t.Fatalf("resync toward a cut-off site: %v, want ErrPeerUnreachable", err)
+	if ready, err := b.Resync(clone.Ref, clusterA); ready || err != nil {
+		t.Fatalf("resync toward a cut-off site: ready=%v %v, want not ready", ready, err)
 	}
 	w.cut[clusterA] = false
 	_, err = a.Demote(v.Ref)
@@ -229,5 +229,33 @@ func TestStatusOfAnUnreplicatedVolume(t *testing.T) {
 	}
 	if _, err := a.Status(chain.Ref{Cluster: clusterB, Volume: v.Ref.Volume}); !errors.Is(err, site.ErrNotLocal) {
 		t.Fatalf("status of another site's member: %v, want ErrNotLocal", err)
+	}
+}
+
+// A member lost before it shipped anything -- right after a relocation made it
+// -- still fails over: its origin is the relocation's final snapshot, which
+// the old site holds as a snapshot of its own member.
+func TestAFailoverBeforeTheFirstShipmentClonesThePredecessorsFinalSnapshot(t *testing.T) {
+	w := newWorld(t)
+	v1 := createProtected(w)
+	a, b := w.sites[clusterA], w.sites[clusterB]
+	_, err := a.Demote(v1.Ref)
+	w.must(err)
+	if !resyncUntilReady(w, a, v1.Ref, clusterA) {
+		t.Fatal("final sync never arrived")
+	}
+	v2, err := b.Failover(v1.Ref, false) // the relocation's promote on B
+	w.must(err)
+	w.cut[clusterB] = true // B is lost before v2 shipped a byte
+	w.must(a.Tick())       // A learns of v2's replica only if B told it: it did not
+	if _, err := a.PrepareReceive(site.ReceiveRequest{Source: v2.Ref, Root: v1.Ref, Generation: 1,
+		Shape: v2.Shape, OriginGUID: v2.Origin.GUID}); err != nil {
+		t.Fatal(err) // what B's Tick would have done had it reached A
+	}
+	v3, err := a.Failover(v2.Ref, true)
+	w.must(err)
+	old, _ := a.Volume(v1.Ref)
+	if v3.Origin.Dataset != old.Dataset() || v3.Origin.GUID != v2.Origin.GUID || v3.Generation != 2 {
+		t.Fatalf("fail-over clone %+v from %+v, want generation 2 from %s@%s", v3.Member, v3.Origin, old.Dataset(), v2.Origin.GUID)
 	}
 }

@@ -123,13 +123,15 @@ func (s *Site) Spec(node string) (NodeSpec, error) {
 			if v.Tail != "" {
 				vs.Snapshots = append(vs.Snapshots, v.Tail)
 			}
+			take, prune := userSnapshotWork(v, volumes)
+			vs.Snapshots, vs.Prune = append(vs.Snapshots, take...), append(vs.Prune, prune...)
 		}
 		spec.Volumes = append(spec.Volumes, vs)
 	}
 	for _, r := range replicas {
 		if slices.Contains(r.Nodes, node) {
 			spec.Replicas = append(spec.Replicas, ReplicaSpec{Dataset: r.Dataset(), Source: r.Source,
-				Open: r.ClonedInto.IsZero(), Token: r.Token})
+				Open: r.ClonedInto.IsZero(), Token: s.token(r.Source)})
 		}
 	}
 	return spec, nil

@@ -108,6 +108,7 @@ func (v Volume) clone() Volume {
 	v.Snapshots = slices.Clone(v.Snapshots)
 	v.Destroyed = slices.Clone(v.Destroyed)
 	v.Present = slices.Clone(v.Present)
+	v.UserSnapshots = slices.Clone(v.UserSnapshots)
 	v.Allocation.Replicas = slices.Clone(v.Allocation.Replicas)
 	return v
 }

@@ -1,0 +1,87 @@
+// Package bed defines what every test bed offers the scenarios: two sites and
+// a hub, applications with their volumes, the DR actions in Ramen's order,
+// faults, and observation. The simulation (bed/sim), the local bed and the
+// real kind bed implement it; scenarios talk to nothing else, so one scenario
+// text runs on every bed.
+//
+// A DR action returns when it completed -- the bed lets time pass (simulated
+// or real) until the action's end condition holds -- or with an error when it
+// could not complete within its limit, which a scenario treats as a liveness
+// failure, not as a safety violation.
+package bed
+
+import (
+	"time"
+
+	"github.com/baton-dr/baton/reports"
+	"github.com/baton-dr/baton/scenarios/workload"
+)
+
+// Kind names an application model.
+type Kind string
+
+const (
+	// WordPress: a database volume and an uploads volume.
+	WordPress Kind = "wordpress"
+	// Gitea: a repository volume and a database volume.
+	Gitea Kind = "gitea"
+)
+
+// App is an application to deploy.
+type App struct {
+	Name string
+	Kind Kind
+	Site string // where it starts
+}
+
+// Bed is a hub and two sites a scenario drives.
+type Bed interface {
+	// Name is "sim", "local" or "real".
+	Name() string
+	// Sites are the two sites' names, the first one where applications start.
+	Sites() []string
+	// Now is the bed's time: simulated, or the wall clock.
+	Now() time.Time
+	// Run lets time pass while the applications keep writing.
+	Run(d time.Duration) error
+
+	// Deploy creates the application's volumes on its site and starts it.
+	Deploy(app App) error
+	// Protect enables replication of every volume toward the other site and
+	// returns once each has shipped a first snapshot.
+	Protect(app string) error
+	// Failover moves the application to site after an unplanned loss of its
+	// current site: promote there (forcing on FailedPrecondition); the old
+	// site is made secondary whenever the hub reaches it again. The verdict is
+	// what the application found on site when it started there: the writes it
+	// lost are the fail-over's measured RPO.
+	Failover(app, site string) (workload.Verdict, error)
+	// Relocate moves the application to site in a planned way: stop it, make
+	// its site secondary and wait until its data is protected, promote there.
+	// The verdict is what the application found on site; it must have lost
+	// no acknowledged write.
+	Relocate(app, site string) (workload.Verdict, error)
+	// Drill runs a test fail-over on site: the newest replica cloned into a
+	// bubble volume that is verified and removed, replication undisturbed.
+	Drill(app, site string) (workload.Verdict, error)
+	// Verify reads the application's volumes where it runs now.
+	Verify(app string) (workload.Verdict, error)
+	// Where tells on which site the application runs now.
+	Where(app string) (string, error)
+
+	// Partition cuts a from b (scoped names: "site-a", "site-a/node-1", "hub").
+	Partition(a, b string, bothWays bool)
+	Heal(a, b string)
+	HealAll()
+	CrashNode(site, node string)
+	RestartNode(site, node string) error
+	CrashController(site string)
+	RestartController(site string)
+
+	// Chains draws every volume's chain as every site records it.
+	Chains() ([]reports.Chain, error)
+	// Violations are the invariants broken so far, checked continuously.
+	Violations() []reports.Violation
+	// Timeline is what happened so far, for reports.
+	Timeline() []reports.Event
+}

@@ -1,0 +1,151 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/baton-dr/baton/controllers/storageapi"
+	"github.com/baton-dr/baton/storage/chain"
+	"github.com/baton-dr/baton/storage/site"
+)
+
+// api is a site's storage API as seen from one endpoint across the simulated
+// network: every call reaches the site's operator (storageapi.Local, the same
+// code the operator serves over HTTPS) only while both directions of the path
+// are open and the operator runs; otherwise it fails with chain.ErrUnreachable,
+// as the HTTPS client does.
+type api struct {
+	from   string
+	target *Site
+}
+
+var _ storageapi.Cluster = api{}
+
+func (a api) gate() error {
+	w := a.target.world
+	if _, err := w.Net.Call(a.from, a.target.Operator()); err != nil {
+		return fmt.Errorf("%s -> %s: %w: %w", a.from, a.target.Operator(), chain.ErrUnreachable, err)
+	}
+	if !a.target.ControllerUp {
+		return fmt.Errorf("%s -> %s: operator down: %w", a.from, a.target.Operator(), chain.ErrUnreachable)
+	}
+	return nil
+}
+
+// call runs f on the target's API once the network lets the call through.
+func call[T any](a api, f func(*storageapi.Local) (T, error)) (T, error) {
+	if err := a.gate(); err != nil {
+		var zero T
+		return zero, err
+	}
+	return f(a.target.API)
+}
+
+// done adapts a call without a result.
+func done(err error) (struct{}, error) { return struct{}{}, err }
+
+func (a api) ID() chain.ClusterID { return a.target.Cluster }
+
+func (a api) CreateVolume(ctx context.Context, r site.CreateRequest) (site.Volume, error) {
+	return call(a, func(l *storageapi.Local) (site.Volume, error) { return l.CreateVolume(ctx, r) })
+}
+
+func (a api) DeleteVolume(ctx context.Context, ref chain.Ref) error {
+	_, err := call(a, func(l *storageapi.Local) (struct{}, error) { return done(l.DeleteVolume(ctx, ref)) })
+	return err
+}
+
+func (a api) ExpandVolume(ctx context.Context, ref chain.Ref, size uint64) (site.Volume, error) {
+	return call(a, func(l *storageapi.Local) (site.Volume, error) { return l.ExpandVolume(ctx, ref, size) })
+}
+
+func (a api) Volume(ctx context.Context, ref chain.Ref) (site.Volume, error) {
+	return call(a, func(l *storageapi.Local) (site.Volume, error) { return l.Volume(ctx, ref) })
+}
+
+func (a api) CreateVolumeFrom(ctx context.Context, r site.CreateRequest, source site.CloneSource) (site.Volume, error) {
+	return call(a, func(l *storageapi.Local) (site.Volume, error) { return l.CreateVolumeFrom(ctx, r, source) })
+}
+
+func (a api) Attach(ctx context.Context, member chain.Ref, node string) (site.Volume, error) {
+	return call(a, func(l *storageapi.Local) (site.Volume, error) { return l.Attach(ctx, member, node) })
+}
+
+func (a api) RecordFilesystem(ctx context.Context, member chain.Ref, fsType string) error {
+	_, err := call(a, func(l *storageapi.Local) (struct{}, error) { return done(l.RecordFilesystem(ctx, member, fsType)) })
+	return err
+}
+
+func (a api) Capacity(ctx context.Context, placeCount int) (uint64, error) {
+	return call(a, func(l *storageapi.Local) (uint64, error) { return l.Capacity(ctx, placeCount) })
+}
+
+func (a api) CreateSnapshot(ctx context.Context, member chain.Ref, name string) (site.Snapshot, error) {
+	return call(a, func(l *storageapi.Local) (site.Snapshot, error) { return l.CreateSnapshot(ctx, member, name) })
+}
+
+func (a api) DeleteSnapshot(ctx context.Context, ref site.SnapshotRef) error {
+	_, err := call(a, func(l *storageapi.Local) (struct{}, error) { return done(l.DeleteSnapshot(ctx, ref)) })
+	return err
+}
+
+func (a api) ListSnapshots(ctx context.Context) ([]site.Snapshot, error) {
+	return call(a, func(l *storageapi.Local) ([]site.Snapshot, error) { return l.ListSnapshots(ctx) })
+}
+
+func (a api) Members(ctx context.Context, root chain.Ref) ([]chain.Member, error) {
+	return call(a, func(l *storageapi.Local) ([]chain.Member, error) { return l.Members(ctx, root) })
+}
+
+func (a api) Holdings(ctx context.Context, root chain.Ref) ([]string, error) {
+	return call(a, func(l *storageapi.Local) ([]string, error) { return l.Holdings(ctx, root) })
+}
+
+func (a api) Enable(ctx context.Context, member chain.Ref, target chain.ClusterID) error {
+	_, err := call(a, func(l *storageapi.Local) (struct{}, error) { return done(l.Enable(ctx, member, target)) })
+	return err
+}
+
+func (a api) Disable(ctx context.Context, member chain.Ref) error {
+	_, err := call(a, func(l *storageapi.Local) (struct{}, error) { return done(l.Disable(ctx, member)) })
+	return err
+}
+
+func (a api) Failover(ctx context.Context, source chain.Ref, force bool) (site.Volume, error) {
+	return call(a, func(l *storageapi.Local) (site.Volume, error) { return l.Failover(ctx, source, force) })
+}
+
+func (a api) Demote(ctx context.Context, member chain.Ref) error {
+	_, err := call(a, func(l *storageapi.Local) (struct{}, error) { return done(l.Demote(ctx, member)) })
+	return err
+}
+
+func (a api) Resync(ctx context.Context, end chain.Ref, source chain.ClusterID) (bool, error) {
+	return call(a, func(l *storageapi.Local) (bool, error) { return l.Resync(ctx, end, source) })
+}
+
+func (a api) Status(ctx context.Context, member chain.Ref) (site.Status, error) {
+	return call(a, func(l *storageapi.Local) (site.Status, error) { return l.Status(ctx, member) })
+}
+
+func (a api) Handover(ctx context.Context, member chain.Ref) (site.Handover, error) {
+	return call(a, func(l *storageapi.Local) (site.Handover, error) { return l.Handover(ctx, member) })
+}
+
+func (a api) LearnSuccessor(ctx context.Context, member, successor chain.Ref) error {
+	_, err := call(a, func(l *storageapi.Local) (struct{}, error) { return done(l.LearnSuccessor(ctx, member, successor)) })
+	return err
+}
+
+func (a api) PrepareReceive(ctx context.Context, r site.ReceiveRequest) ([]site.Receiver, error) {
+	return call(a, func(l *storageapi.Local) ([]site.Receiver, error) { return l.PrepareReceive(ctx, r) })
+}
+
+func (a api) Spec(ctx context.Context, node string) (site.NodeSpec, error) {
+	return call(a, func(l *storageapi.Local) (site.NodeSpec, error) { return l.Spec(ctx, node) })
+}
+
+func (a api) Report(ctx context.Context, status site.NodeStatus) error {
+	_, err := call(a, func(l *storageapi.Local) (struct{}, error) { return done(l.Report(ctx, status)) })
+	return err
+}

@@ -1,0 +1,365 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	csispec "github.com/container-storage-interface/spec/lib/go/csi"
+
+	"github.com/baton-dr/baton/bed"
+	"github.com/baton-dr/baton/bed/ramen"
+	"github.com/baton-dr/baton/reports"
+	"github.com/baton-dr/baton/scenarios/workload"
+)
+
+// Timings of the applications and of the DR machinery around them.
+const (
+	// stepPeriod is how often an application performs one operation.
+	stepPeriod = 500 * time.Millisecond
+	// vrPeriod is how often each site's csi-addons controller looks at its
+	// VolumeReplications (each VR also says when it wants to be called again).
+	vrPeriod = 5 * time.Second
+	// actionLimit bounds a DR action: past it the action failed (liveness).
+	actionLimit = 30 * time.Minute
+	// placeCount of the applications' volumes.
+	placeCount = 2
+)
+
+// app is one application: its workload model, its volumes, where its pod runs,
+// and the VolumeReplications each site keeps for it.
+type app struct {
+	spec    bed.App
+	model   workload.Workload
+	volumes []appVolume
+	site    string // where the application runs; "" while it is stopped
+	node    *Node
+	devices workload.Devices
+	// tail writes on the old site after an unplanned fail-over, for as long as
+	// the hub cannot stop it: the diverged tail.
+	tail *tailWriter
+	// vrs are each site's VolumeReplications, by site, in volume order; wants
+	// is what the hub asks of each site, delivered whenever it reaches it.
+	vrs   map[string][]*ramen.VR
+	wants map[string]wish
+	// stopOn lists sites whose pod the hub must delete once it reaches them.
+	stopOn map[string]bool
+	next   map[*ramen.VR]time.Time
+}
+
+type appVolume struct {
+	name   string // the workload's volume name ("db")
+	handle string // the CSI volume handle: the chain's root, kept for ever
+	size   uint64
+}
+
+type wish struct {
+	state      ramen.State
+	autoResync bool
+}
+
+// tailWriter is the application instance left running on a cut-off site.
+type tailWriter struct {
+	model   workload.Workload
+	site    string
+	node    *Node
+	devices workload.Devices
+}
+
+func (w *World) newModel(spec bed.App, name string) (workload.Workload, error) {
+	rng := w.Sim.Rand("app/" + name)
+	switch spec.Kind {
+	case bed.WordPress:
+		return workload.NewWordPress(name, rng), nil
+	case bed.Gitea:
+		return workload.NewGitea(name, rng), nil
+	}
+	return nil, fmt.Errorf("unknown application kind %q", spec.Kind)
+}
+
+// Deploy creates the application's volumes through its site's CSI controller
+// and starts its pod on the site's first node.
+func (w *World) Deploy(spec bed.App) error {
+	if _, exists := w.apps[spec.Name]; exists {
+		return fmt.Errorf("application %q is deployed already", spec.Name)
+	}
+	model, err := w.newModel(spec, spec.Name)
+	if err != nil {
+		return err
+	}
+	a := &app{spec: spec, model: model, vrs: map[string][]*ramen.VR{}, wants: map[string]wish{},
+		stopOn: map[string]bool{}, next: map[*ramen.VR]time.Time{}}
+	s := w.Site(spec.Site)
+	for _, v := range model.Volumes() {
+		resp, err := s.CSIController.CreateVolume(context.Background(), &csispec.CreateVolumeRequest{
+			Name:               spec.Name + "-" + v.Name,
+			CapacityRange:      &csispec.CapacityRange{RequiredBytes: int64(v.SizeBytes)},
+			VolumeCapabilities: []*csispec.VolumeCapability{blockCapability()},
+			Parameters:         map[string]string{"placeCount": strconv.Itoa(placeCount)},
+		})
+		if err != nil {
+			return fmt.Errorf("create volume %s: %w", v.Name, err)
+		}
+		a.volumes = append(a.volumes, appVolume{name: v.Name, handle: resp.GetVolume().GetVolumeId(), size: v.SizeBytes})
+	}
+	w.apps[spec.Name] = a
+	w.appOrder = append(w.appOrder, spec.Name)
+	w.event(spec.Site, reports.EventAction, "deploy %s", spec.Name)
+	return w.start(a, s)
+}
+
+func blockCapability() *csispec.VolumeCapability {
+	return &csispec.VolumeCapability{
+		AccessType: &csispec.VolumeCapability_Block{Block: &csispec.VolumeCapability_BlockVolume{}},
+		AccessMode: &csispec.VolumeCapability_AccessMode{Mode: csispec.VolumeCapability_AccessMode_SINGLE_NODE_WRITER},
+	}
+}
+
+// start schedules the application's pod on the site's first node: stage and
+// publish every volume (the kubelet retrying while the device is not ready),
+// open the devices, and let the application write.
+func (w *World) start(a *app, s *Site) error {
+	n := s.Nodes[0]
+	devices, err := w.stage(n, a.volumes)
+	if err != nil {
+		return err
+	}
+	a.site, a.node, a.devices = s.Name, n, devices
+	return nil
+}
+
+// stage stages and publishes volumes on a node and opens their devices,
+// retrying while the driver answers Unavailable, as the kubelet does.
+func (w *World) stage(n *Node, volumes []appVolume) (workload.Devices, error) {
+	devices := workload.Devices{}
+	for _, v := range volumes {
+		var lastErr error
+		staged := w.RunUntil(func() bool {
+			lastErr = w.stageOne(n, v)
+			return lastErr == nil
+		}, 5*time.Minute)
+		if !staged {
+			closeAll(devices)
+			return nil, fmt.Errorf("stage %s on %s: %w", v.name, n.Endpoint, lastErr)
+		}
+		ref, err := w.attachedMember(n, v.handle)
+		if err != nil {
+			closeAll(devices)
+			return nil, err
+		}
+		d, err := n.open("vol-" + string(ref))
+		if err != nil {
+			closeAll(devices)
+			return nil, fmt.Errorf("open %s on %s: %w", v.name, n.Endpoint, err)
+		}
+		devices[v.name] = d
+	}
+	return devices, nil
+}
+
+func (w *World) stageOne(n *Node, v appVolume) error {
+	ctx := context.Background()
+	staging := "/var/lib/kubelet/plugins/baton/staging/" + v.handle
+	if _, err := n.CSI.NodeStageVolume(ctx, &csispec.NodeStageVolumeRequest{VolumeId: v.handle,
+		StagingTargetPath: staging, VolumeCapability: blockCapability()}); err != nil {
+		return err
+	}
+	_, err := n.CSI.NodePublishVolume(ctx, &csispec.NodePublishVolumeRequest{VolumeId: v.handle,
+		StagingTargetPath: staging, TargetPath: "/var/lib/kubelet/pods/app/volumes/" + v.handle,
+		VolumeCapability: blockCapability()})
+	return err
+}
+
+// attachedMember finds which member of the handle's chain the node staged:
+// the one whose primary it is.
+func (w *World) attachedMember(n *Node, handle string) (string, error) {
+	volumes, err := n.site.Store.Volumes()
+	if err != nil {
+		return "", err
+	}
+	for _, v := range volumes {
+		if v.Root.String() == handle && v.Primary == n.Name {
+			return string(v.Ref.Volume), nil
+		}
+	}
+	return "", fmt.Errorf("no member of %s has its primary on %s", handle, n.Endpoint)
+}
+
+// stop deletes the application's pod where it runs: its writes end, its
+// devices close, its volumes are unpublished and unstaged.
+func (w *World) stop(a *app) {
+	if a.site == "" {
+		return
+	}
+	closeAll(a.devices)
+	w.unstage(a.node, a.volumes)
+	a.site, a.node, a.devices = "", nil, nil
+}
+
+func (w *World) unstage(n *Node, volumes []appVolume) {
+	ctx := context.Background()
+	for _, v := range volumes {
+		staging := "/var/lib/kubelet/plugins/baton/staging/" + v.handle
+		n.CSI.NodeUnpublishVolume(ctx, &csispec.NodeUnpublishVolumeRequest{VolumeId: v.handle,
+			TargetPath: "/var/lib/kubelet/pods/app/volumes/" + v.handle})
+		n.CSI.NodeUnstageVolume(ctx, &csispec.NodeUnstageVolumeRequest{VolumeId: v.handle, StagingTargetPath: staging})
+	}
+}
+
+func closeAll(devices workload.Devices) {
+	names := make([]string, 0, len(devices))
+	for name := range devices {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		devices[name].Close()
+	}
+}
+
+// step is one operation of every running application (and of every tail).
+func (w *World) step() {
+	for _, name := range w.appOrder {
+		a := w.apps[name]
+		if a.site != "" {
+			res, err := a.model.Step(w.Sim.Now(), a.devices)
+			switch {
+			case err == nil && res.Acknowledged:
+				w.writes[a.site]++
+			case err != nil && !errors.Is(err, workload.ErrStopped):
+				// The application runs where the hub made it primary: nothing
+				// in the DR machinery may fence it there.
+				w.violate("application: the primary refused a write", fmt.Sprintf(
+					"%s on %s (%s): %v", a.spec.Name, a.site, a.node.Endpoint, err))
+			}
+		}
+		if t := a.tail; t != nil {
+			if res, err := t.model.Step(w.Sim.Now(), t.devices); err == nil && res.Acknowledged {
+				w.writes[t.site]++
+			}
+		}
+	}
+}
+
+// Protect asks the application's site for Primary VolumeReplications and
+// waits until every volume shipped a first snapshot.
+func (w *World) Protect(name string) error {
+	a, err := w.app(name)
+	if err != nil {
+		return err
+	}
+	w.event(a.site, reports.EventAction, "protect %s", name)
+	a.wants[a.site] = wish{state: ramen.Primary}
+	ok := w.RunUntil(func() bool {
+		for _, vr := range a.vrs[a.site] {
+			if vr.Wants != ramen.Primary || !vr.Done() || vr.Info == nil || vr.Info.GetLastSyncTime() == nil {
+				return false
+			}
+		}
+		return len(a.vrs[a.site]) == len(a.volumes)
+	}, actionLimit)
+	if !ok {
+		return fmt.Errorf("protect %s: no first sync within %s: %s", name, actionLimit, a.lastErrors())
+	}
+	return nil
+}
+
+// reconcileVRs runs every site's csi-addons controller: the hub delivers its
+// wishes to the sites it reaches, each site calls its driver for the VRs due.
+func (w *World) reconcileVRs() {
+	now := w.Sim.Now()
+	for _, name := range w.appOrder {
+		a := w.apps[name]
+		for _, s := range w.sites {
+			hub := w.Net.Reachable("hub", s.Name) && w.Net.Reachable(s.Name, "hub")
+			if hub {
+				w.deliver(a, s)
+			}
+			for _, vr := range a.vrs[s.Name] {
+				if !s.ControllerUp || now.Before(a.next[vr]) {
+					continue
+				}
+				a.next[vr] = now.Add(vr.Reconcile(context.Background(), s.CSIReplication))
+			}
+		}
+	}
+}
+
+// deliver applies the hub's wish to a site it reaches: the site's VRs want
+// it, and a pod the hub deleted stops.
+func (w *World) deliver(a *app, s *Site) {
+	if a.stopOn[s.Name] {
+		delete(a.stopOn, s.Name)
+		if a.tail != nil && a.tail.site == s.Name {
+			closeAll(a.tail.devices)
+			w.unstage(a.tail.node, a.volumes)
+			a.tail = nil
+			w.event(s.Name, reports.EventAction, "the hub deletes %s's pod on %s", a.spec.Name, s.Name)
+		}
+	}
+	want, ok := a.wants[s.Name]
+	if !ok {
+		return
+	}
+	if len(a.vrs[s.Name]) == 0 {
+		for _, v := range a.volumes {
+			a.vrs[s.Name] = append(a.vrs[s.Name], &ramen.VR{Handle: v.handle, Site: s.Name})
+		}
+	}
+	for _, vr := range a.vrs[s.Name] {
+		if vr.Wants != want.state || vr.AutoResync != want.autoResync {
+			vr.Want(want.state, want.autoResync)
+			a.next[vr] = w.Sim.Now()
+		}
+	}
+}
+
+func (a *app) lastErrors() string {
+	var out []string
+	for _, site := range sortedKeys(a.vrs) {
+		for _, vr := range a.vrs[site] {
+			if vr.LastError != "" {
+				out = append(out, vr.LastError)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return "no call failed"
+	}
+	return out[len(out)-1]
+}
+
+func (w *World) app(name string) (*app, error) {
+	a, ok := w.apps[name]
+	if !ok {
+		return nil, fmt.Errorf("no application %q", name)
+	}
+	return a, nil
+}
+
+// Where tells on which site the application runs.
+func (w *World) Where(name string) (string, error) {
+	a, err := w.app(name)
+	if err != nil {
+		return "", err
+	}
+	if a.site == "" {
+		return "", fmt.Errorf("application %q is not running", name)
+	}
+	return a.site, nil
+}
+
+// Verify reads the application's volumes where it runs.
+func (w *World) Verify(name string) (workload.Verdict, error) {
+	a, err := w.app(name)
+	if err != nil {
+		return workload.Verdict{}, err
+	}
+	if a.site == "" {
+		return workload.Verdict{}, fmt.Errorf("application %q is not running", name)
+	}
+	return a.model.Verify(a.devices, w.Sim.Now()), nil
+}

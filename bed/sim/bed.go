@@ -1,0 +1,80 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	csispec "github.com/container-storage-interface/spec/lib/go/csi"
+
+	"github.com/baton-dr/baton/bed"
+	"github.com/baton-dr/baton/reports"
+	"github.com/baton-dr/baton/scenarios/workload"
+	"github.com/baton-dr/baton/storage/chain"
+	"github.com/baton-dr/baton/storage/site"
+)
+
+var _ bed.Bed = (*World)(nil)
+
+// Name is the bed's name.
+func (w *World) Name() string { return "sim" }
+
+// Sites are the bed's two sites.
+func (w *World) Sites() []string { return slices.Clone(SiteNames) }
+
+// Now is simulated time.
+func (w *World) Now() time.Time { return w.Sim.Now() }
+
+// Drill runs a test fail-over on site as the TestFailover reconciler does:
+// each volume's newest replica snapshot is cloned into a bubble outside the
+// chain, the application's data is verified in the bubbles (a prefix of its
+// writes, the newest ones missing: the RPO a fail-over would cost now), and
+// the bubbles are deleted -- replication is never touched.
+func (w *World) Drill(name, on string) (workload.Verdict, error) {
+	a, err := w.app(name)
+	if err != nil {
+		return workload.Verdict{}, err
+	}
+	s := w.Site(on)
+	w.event(on, reports.EventAction, "drill %s on %s", name, on)
+	var bubbles []appVolume
+	var node *Node
+	for _, v := range a.volumes {
+		root, err := chain.ParseRef(v.handle)
+		if err != nil {
+			return workload.Verdict{}, err
+		}
+		bubble, err := s.Control.Drill(site.DrillRequest{Name: "drill-" + name + "-" + v.name, Root: root})
+		if err != nil {
+			return workload.Verdict{}, fmt.Errorf("drill %s on %s: %w", v.name, on, err)
+		}
+		bubbles = append(bubbles, appVolume{name: v.name, handle: bubble.Ref.String(), size: v.size})
+		if node == nil {
+			node = s.Node(bubble.Primary)
+		}
+	}
+	devices, err := w.stage(node, bubbles)
+	if err != nil {
+		return workload.Verdict{}, err
+	}
+	verdict := a.model.Verify(devices, w.Sim.Now())
+	closeAll(devices)
+	w.unstage(node, bubbles)
+	for _, b := range bubbles {
+		if _, err := s.CSIController.DeleteVolume(context.Background(), &csispec.DeleteVolumeRequest{VolumeId: b.handle}); err != nil {
+			return verdict, fmt.Errorf("drill cleanup of %s: %w", b.handle, err)
+		}
+	}
+	w.event(on, reports.EventAction, "drill %s on %s: %d acknowledged writes behind, RPO %s", name, on,
+		verdict.LostAcknowledged(), worstRPO(verdict))
+	return verdict, nil
+}
+
+func worstRPO(v workload.Verdict) time.Duration {
+	var worst time.Duration
+	for _, vol := range v.Volumes {
+		worst = max(worst, vol.Lost.RPO)
+	}
+	return worst
+}

@@ -1,0 +1,151 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"slices"
+
+	"github.com/baton-dr/baton/controllers/storageapi"
+	"github.com/baton-dr/baton/csi"
+	"github.com/baton-dr/baton/storage/backend"
+	"github.com/baton-dr/baton/storage/site"
+)
+
+// The CSI driver runs in the simulation as it is: its services are called
+// directly (no gRPC), they reach the sites' storage APIs through the simulated
+// network (dialer), and the node service stages onto a simulated mount table
+// (mounter) over the simulated DRBD devices (devices).
+
+// csiController is a site's CSI controller pod: the Controller and the
+// csi-addons Replication services, at the endpoint "<site>/csi-controller".
+func (s *Site) csiController() string { return s.Name + "/csi-controller" }
+
+// newCSI builds the site's driver services.
+func (s *Site) newCSI() {
+	clusters := func(from string) *csi.Clusters {
+		return &csi.Clusters{Dialer: dialer{world: s.world, from: from}, Default: s.clustersSecret()}
+	}
+	s.CSIController = &csi.Controller{Clusters: clusters(s.csiController()), Locks: &csi.Locks{}}
+	s.CSIReplication = &csi.Replication{Clusters: clusters(s.csiController()), Locks: &csi.Locks{}}
+	for _, n := range s.Nodes {
+		n.CSI = &csi.Node{Clusters: clusters(n.Endpoint), Locks: &csi.Locks{}, NodeID: n.Name, Site: s.Name,
+			Devices: devices{node: n}, Mounter: newMounter()}
+	}
+}
+
+// clustersSecret is the secret the site's operator writes for its driver:
+// every site, its own marked local.
+func (s *Site) clustersSecret() *storageapi.Clusters {
+	var config storageapi.Clusters
+	for _, other := range s.world.sites {
+		config.Entries = append(config.Entries, storageapi.ClusterEntry{ID: other.Cluster,
+			Endpoint: "https://" + other.Name + ".sim:8443", Secret: "sim-" + other.Name, Local: other == s})
+	}
+	return &config
+}
+
+// dialer gives the driver each cluster's storage API across the network.
+type dialer struct {
+	world *World
+	from  string
+}
+
+func (d dialer) Dial(entry storageapi.ClusterEntry) (storageapi.Cluster, error) {
+	for _, s := range d.world.sites {
+		if s.Cluster == entry.ID {
+			return api{from: d.from, target: s}, nil
+		}
+	}
+	return nil, fmt.Errorf("no simulated site serves %s", entry.ID)
+}
+
+// devices finds a member's DRBD device on a node: ready once the node's agent
+// made the node primary after Attach.
+type devices struct{ node *Node }
+
+func (d devices) Device(_ context.Context, v site.Volume) (string, error) {
+	n := d.node
+	if !n.Up {
+		return "", fmt.Errorf("%w: %s is down", csi.ErrDeviceNotReady, n.Endpoint)
+	}
+	if fabric := n.site.DRBD; fabric != nil {
+		st, err := fabric.Node(n.Name).Status(v.Dataset())
+		if err != nil || st.Role != backend.Primary {
+			return "", fmt.Errorf("%w: %s is not primary on %s yet", csi.ErrDeviceNotReady, v.Dataset(), n.Endpoint)
+		}
+	} else if _, err := n.Pool.Volume(v.Dataset()); err != nil {
+		return "", fmt.Errorf("%w: %s has no %s yet", csi.ErrDeviceNotReady, n.Endpoint, v.Dataset())
+	}
+	return "/dev/sim/" + v.Dataset(), nil
+}
+
+// open opens the device a staged member's pod writes to.
+func (n *Node) open(dataset string) (backend.Device, error) {
+	if fabric := n.site.DRBD; fabric != nil {
+		return fabric.Node(n.Name).Open(dataset)
+	}
+	return n.Pool.Open(dataset)
+}
+
+// mounter is a node's mount table, in memory: enough of an operating system
+// for the node service's logic (rule 7 included) to run unchanged. It is a
+// simulation double; the real one is csi.OSMounter.
+type mounter struct {
+	filesystems map[string]string // device -> filesystem it carries
+	mounts      map[string]string // target -> source
+	paths       map[string]bool
+}
+
+func newMounter() *mounter {
+	return &mounter{filesystems: map[string]string{}, mounts: map[string]string{}, paths: map[string]bool{}}
+}
+
+func (m *mounter) Filesystem(_ context.Context, device string) (string, error) {
+	return m.filesystems[device], nil
+}
+
+func (m *mounter) Format(_ context.Context, device, fsType string) error {
+	m.filesystems[device] = fsType
+	return nil
+}
+
+func (m *mounter) Mount(_ context.Context, device, target, _ string, _ []string, _ bool) error {
+	m.mounts[target] = device
+	return nil
+}
+
+func (m *mounter) BindMount(_ context.Context, source, target string, _ bool) error {
+	m.mounts[target] = source
+	return nil
+}
+
+func (m *mounter) Unmount(_ context.Context, target string) error {
+	delete(m.mounts, target)
+	return nil
+}
+
+func (m *mounter) Mounted(_ context.Context, p string) (bool, error) {
+	_, ok := m.mounts[p]
+	return ok, nil
+}
+
+func (m *mounter) Resize(context.Context, string, string, string) error { return nil }
+
+func (m *mounter) Stats(context.Context, string) (csi.VolumeStats, error) {
+	return csi.VolumeStats{Block: true}, nil
+}
+
+func (m *mounter) MakeDir(p string) error  { m.paths[path.Clean(p)] = true; return nil }
+func (m *mounter) MakeFile(p string) error { m.paths[path.Clean(p)] = true; return nil }
+func (m *mounter) Remove(p string) error   { delete(m.paths, path.Clean(p)); return nil }
+
+// mountedSources lists what is mounted, sorted (for tests and reports).
+func (m *mounter) mountedSources() []string {
+	var out []string
+	for _, source := range m.mounts {
+		out = append(out, source)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,164 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/baton-dr/baton/bed/ramen"
+	"github.com/baton-dr/baton/reports"
+	"github.com/baton-dr/baton/scenarios/workload"
+	"github.com/baton-dr/baton/storage/chain"
+)
+
+// Failover is Ramen's unplanned fail-over: the hub makes the target site
+// primary (Promote, forced on FailedPrecondition) and the old site secondary
+// with autoResync -- delivered only when the hub reaches it again. Until then
+// the application left running on the old site keeps writing: the diverged
+// tail, which a separate instance of the application writes.
+func (w *World) Failover(name, to string) (workload.Verdict, error) {
+	a, err := w.app(name)
+	if err != nil {
+		return workload.Verdict{}, err
+	}
+	from := a.site
+	w.event(to, reports.EventAction, "fail over %s from %s to %s", name, from, to)
+	if from != "" {
+		tail, err := w.newModel(a.spec, name+"~tail")
+		if err != nil {
+			return workload.Verdict{}, err
+		}
+		a.tail = &tailWriter{model: tail, site: from, node: a.node, devices: a.devices}
+		a.stopOn[from] = true
+		a.wants[from] = wish{state: ramen.Secondary, autoResync: true}
+		a.site, a.node, a.devices = "", nil, nil
+	}
+	a.wants[to] = wish{state: ramen.Primary}
+	if err := w.await(a, to, "promote"); err != nil {
+		return workload.Verdict{}, err
+	}
+	return w.land(a, to, false)
+}
+
+// Relocate is Ramen's planned relocation: the application stops and its
+// volumes are unstaged, the old site turns secondary and resyncs until its
+// data is protected, then the target site is promoted.
+func (w *World) Relocate(name, to string) (workload.Verdict, error) {
+	a, err := w.app(name)
+	if err != nil {
+		return workload.Verdict{}, err
+	}
+	from := a.site
+	if from == to {
+		return workload.Verdict{}, fmt.Errorf("relocate %s: it runs on %s already", name, to)
+	}
+	w.event(from, reports.EventAction, "relocate %s from %s to %s", name, from, to)
+	w.stop(a)
+	a.wants[from] = wish{state: ramen.Secondary}
+	if err := w.await(a, from, "demote and resync"); err != nil {
+		return workload.Verdict{}, err
+	}
+	a.wants[to] = wish{state: ramen.Primary}
+	if err := w.await(a, to, "promote"); err != nil {
+		return workload.Verdict{}, err
+	}
+	return w.land(a, to, true)
+}
+
+// await runs the world until every VR of the application on site wants what
+// the hub wants of it -- the wish has reached the site -- and got there.
+func (w *World) await(a *app, site, what string) error {
+	want := a.wants[site]
+	ok := w.RunUntil(func() bool {
+		vrs := a.vrs[site]
+		for _, vr := range vrs {
+			if vr.Wants != want.state || vr.AutoResync != want.autoResync || !vr.Done() {
+				return false
+			}
+		}
+		return len(vrs) == len(a.volumes)
+	}, actionLimit)
+	if !ok {
+		return fmt.Errorf("%s %s on %s: not done within %s: %s", what, a.spec.Name, site, actionLimit, a.lastErrors())
+	}
+	return nil
+}
+
+// land starts the application on site and verifies what it finds there,
+// before it writes anything: the verdict of the move. The application then
+// continues from what survived.
+func (w *World) land(a *app, site string, planned bool) (workload.Verdict, error) {
+	start := w.Sim.Now()
+	if err := w.start(a, w.Site(site)); err != nil {
+		return workload.Verdict{}, err
+	}
+	verdict := a.model.Verify(a.devices, w.Sim.Now())
+	w.checkLoss(a, verdict, planned)
+	w.event(site, reports.EventRole, "%s runs on %s after %s: %d acknowledged writes lost",
+		a.spec.Name, site, w.Sim.Now().Sub(start), verdict.LostAcknowledged())
+	if !verdict.Consistent() {
+		return verdict, fmt.Errorf("%s on %s: %s", a.spec.Name, site, verdict.String())
+	}
+	if err := a.model.Resume(verdict); err != nil {
+		return verdict, err
+	}
+	return verdict, nil
+}
+
+// checkLoss holds the volume invariant of a move: a planned one loses no
+// acknowledged write; an unplanned one loses only writes acknowledged after
+// the snapshot the new member was cloned from was taken.
+func (w *World) checkLoss(a *app, verdict workload.Verdict, planned bool) {
+	for i, v := range verdict.Volumes {
+		if v.Lost.Acknowledged == 0 {
+			continue
+		}
+		if planned {
+			w.violate("volume: planned move lost acknowledged writes", fmt.Sprintf(
+				"relocating %s lost %d acknowledged writes of %s, the oldest acknowledged %s before the move",
+				a.spec.Name, v.Lost.Acknowledged, v.Volume, v.Lost.RPO))
+			continue
+		}
+		taken, ok := w.originTakenAt(a, i)
+		if ok && v.Lost.Oldest.Before(taken) {
+			w.violate("volume: lost a write the last sync carried", fmt.Sprintf(
+				"fail-over of %s lost a write to %s acknowledged at %s, before the snapshot it was cloned from (taken %s)",
+				a.spec.Name, v.Volume, w.offset(v.Lost.Oldest), w.offset(taken)))
+		}
+	}
+}
+
+// originTakenAt finds when the snapshot the application's new member of
+// volume i was cloned from was taken on the old site.
+func (w *World) originTakenAt(a *app, i int) (time.Time, bool) {
+	ref, err := chain.ParseRef(a.volumes[i].handle)
+	if err != nil {
+		return time.Time{}, false
+	}
+	var end, source chain.Member
+	records := w.records()[ref]
+	for _, m := range records {
+		if m.Successor.IsZero() && m.State == chain.Active {
+			end = m
+		}
+	}
+	for _, m := range records {
+		if m.Ref == end.Predecessor {
+			source = m
+		}
+	}
+	newSite, oldSite := w.Site(string(end.Ref.Cluster)), w.Site(string(source.Ref.Cluster))
+	v, err := newSite.Control.Volume(end.Ref)
+	if err != nil {
+		return time.Time{}, false
+	}
+	p, found, err := oldSite.Control.Pairing(source.Ref)
+	if err != nil || !found {
+		return time.Time{}, false
+	}
+	for _, s := range p.Snapshots {
+		if s.GUID == v.Origin.GUID {
+			return s.TakenAt, true
+		}
+	}
+	return time.Time{}, false
+}

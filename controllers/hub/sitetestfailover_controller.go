@@ -1,0 +1,119 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	workv1 "open-cluster-management.io/api/work/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+
+	v1 "github.com/baton-dr/baton/api/v1alpha1"
+	viewv1beta1 "github.com/baton-dr/baton/controllers/hub/view/v1beta1"
+)
+
+var testFailoverConditions = []string{v1.SiteTestFailoverDeliveredCondition, v1.SiteTestFailoverReadyCondition}
+
+// The reconciler's permissions, from which deploy/hub/rbac is generated.
+// +kubebuilder:rbac:groups=storage.baton.dev,resources=sitetestfailovers,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=storage.baton.dev,resources=sitetestfailovers/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=storage.baton.dev,resources=sitetestfailovers/finalizers,verbs=update
+
+// SiteTestFailoverReconciler delivers a drill to the DR site through a
+// ManifestWork and projects the site's TestFailover back through a view.
+type SiteTestFailoverReconciler struct {
+	Client client.Client
+}
+
+// Reconcile runs one pass of a drill.
+func (r *SiteTestFailoverReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	request := &v1.SiteTestFailover{}
+	if err := r.Client.Get(ctx, req.NamespacedName, request); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	t := tag{label: TestFailoverLabel, request: req.NamespacedName}
+	work := testFailoverWorkName(request.Namespace, request.Name)
+	if !request.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, r.release(ctx, t, request, work)
+	}
+	if controllerutil.AddFinalizer(request, TestFailoverFinalizer) {
+		if err := r.Client.Update(ctx, request); err != nil {
+			return ctrl.Result{}, fmt.Errorf("failed to add the finalizer: %w", err)
+		}
+	}
+	obs, views, err := r.observe(ctx, t, request, work)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	plan, err := planTestFailover(request, obs)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if plan.deliver {
+		if err := writeWork(ctx, r.Client, t, obs.work, request.Spec.Site, work, plan.workSpec, plan.specHash); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	if plan.syncViews {
+		if err := syncViews(ctx, r.Client, t, request.Spec.Site, plan.views, views); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	plan.status.Conditions = mergeConditions(request.Status.Conditions, request.Generation, plan.status.Conditions, testFailoverConditions)
+	if !equality.Semantic.DeepEqual(request.Status, plan.status) {
+		original := request.DeepCopy()
+		request.Status = plan.status
+		if err := r.Client.Status().Patch(ctx, request, client.MergeFrom(original)); err != nil {
+			return ctrl.Result{}, fmt.Errorf("failed to write the status: %w", err)
+		}
+	}
+	return ctrl.Result{RequeueAfter: plan.requeue}, nil
+}
+
+func (r *SiteTestFailoverReconciler) observe(ctx context.Context, t tag, request *v1.SiteTestFailover, work string) (
+	testFailoverObservation, map[string]*viewv1beta1.ManagedClusterView, error) {
+	answer, err := checkSite(ctx, r.Client, request.Spec.Site)
+	if err != nil || answer != siteReady {
+		return testFailoverObservation{site: answer}, nil, err
+	}
+	obs := testFailoverObservation{site: siteReady}
+	if obs.work, err = getWork(ctx, r.Client, request.Spec.Site, work); err != nil {
+		return obs, nil, err
+	}
+	views, err := readViews(ctx, r.Client, t, request.Spec.Site)
+	if err != nil {
+		return obs, nil, err
+	}
+	obs.drill = project[v1.TestFailover](views[drillViewName(work)])
+	return obs, views, nil
+}
+
+// release deletes the drill's work (Foreground: the agent deletes the site's
+// TestFailover, whose finalizer removes the bubble) and its view.
+func (r *SiteTestFailoverReconciler) release(ctx context.Context, t tag, request *v1.SiteTestFailover, work string) error {
+	if !controllerutil.ContainsFinalizer(request, TestFailoverFinalizer) {
+		return nil
+	}
+	if err := releaseSite(ctx, r.Client, t, request.Spec.Site, work); err != nil {
+		return err
+	}
+	controllerutil.RemoveFinalizer(request, TestFailoverFinalizer)
+	if err := r.Client.Update(ctx, request); err != nil {
+		return fmt.Errorf("failed to remove the finalizer: %w", err)
+	}
+	return nil
+}
+
+// SetupWithManager registers the reconciler; works and views map back to the
+// drill through the request annotation.
+func (r *SiteTestFailoverReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&v1.SiteTestFailover{}).
+		Watches(&workv1.ManifestWork{}, handler.EnqueueRequestsFromMapFunc(requestOf(TestFailoverLabel))).
+		Watches(&viewv1beta1.ManagedClusterView{}, handler.EnqueueRequestsFromMapFunc(requestOf(TestFailoverLabel))).
+		Named("sitetestfailover").
+		Complete(r)
+}

@@ -1,0 +1,211 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	workv1 "open-cluster-management.io/api/work/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+
+	v1 "github.com/baton-dr/baton/api/v1alpha1"
+	viewv1beta1 "github.com/baton-dr/baton/controllers/hub/view/v1beta1"
+)
+
+// deploymentConditions are the condition types the reconciler owns.
+var deploymentConditions = []string{
+	v1.StorageSiteDeploymentDeliveredCondition, v1.StorageSiteDeploymentDiscoveredCondition,
+	v1.StorageSiteDeploymentApprovedCondition, v1.StorageSiteDeploymentReadyCondition,
+}
+
+// The reconciler's permissions, from which deploy/hub/rbac is generated.
+// +kubebuilder:rbac:groups=storage.baton.dev,resources=storagesitedeployments,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=storage.baton.dev,resources=storagesitedeployments/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=storage.baton.dev,resources=storagesitedeployments/finalizers,verbs=update
+// +kubebuilder:rbac:groups=work.open-cluster-management.io,resources=manifestworks,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=view.open-cluster-management.io,resources=managedclusterviews,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=cluster.open-cluster-management.io,resources=managedclusters,verbs=get;list;watch
+
+// StorageSiteDeploymentReconciler carries a StorageSiteDeployment to its
+// site through one ManifestWork and projects the site's answers back.
+type StorageSiteDeploymentReconciler struct {
+	Client client.Client
+}
+
+// Reconcile runs one pass: release a deleted request, or observe, plan and
+// write the work, the views and the status.
+func (r *StorageSiteDeploymentReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	request := &v1.StorageSiteDeployment{}
+	if err := r.Client.Get(ctx, req.NamespacedName, request); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	t := tag{label: DeploymentLabel, request: req.NamespacedName}
+	if !request.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, r.release(ctx, t, request)
+	}
+	if controllerutil.AddFinalizer(request, DeploymentFinalizer) {
+		if err := r.Client.Update(ctx, request); err != nil {
+			return ctrl.Result{}, fmt.Errorf("failed to add the finalizer: %w", err)
+		}
+	}
+	obs, views, err := r.observe(ctx, t, request)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	plan, err := planDeployment(request, obs)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if plan.deliver {
+		err := writeWork(ctx, r.Client, t, obs.work, request.Spec.Site, plan.status.Work, plan.workSpec, plan.specHash)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	if plan.syncViews {
+		if err := syncViews(ctx, r.Client, t, request.Spec.Site, plan.views, views); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	if err := r.writeStatus(ctx, request, plan.status); err != nil {
+		return ctrl.Result{}, err
+	}
+	return ctrl.Result{RequeueAfter: plan.requeue}, nil
+}
+
+// observe reads the site, the request's work and its views.
+func (r *StorageSiteDeploymentReconciler) observe(ctx context.Context, t tag, request *v1.StorageSiteDeployment) (
+	deploymentObservation, map[string]*viewv1beta1.ManagedClusterView, error) {
+	site := request.Spec.Site
+	answer, err := checkSite(ctx, r.Client, site)
+	if err != nil || answer != siteReady {
+		return deploymentObservation{site: answer}, nil, err
+	}
+	work := deploymentWorkName(request.Namespace, request.Name)
+	obs := deploymentObservation{site: siteReady}
+	if obs.work, err = getWork(ctx, r.Client, site, work); err != nil {
+		return obs, nil, err
+	}
+	if obs.siteMessage, err = r.siteTakenBy(ctx, t, site, obs.work); err != nil {
+		return obs, nil, err
+	}
+	if obs.siteMessage != "" {
+		obs.site = siteTaken
+		return obs, nil, nil
+	}
+	views, err := readViews(ctx, r.Client, t, site)
+	if err != nil {
+		return obs, nil, err
+	}
+	obs.draft = project[v1.ClusterDeploymentConfig](views[draftViewName(work)])
+	obs.cluster = project[v1.StorageCluster](views[clusterViewName(work)])
+	obs.nodes = map[string]viewed[v1.StorageNode]{}
+	for name, view := range views {
+		if view.Spec.Scope.Kind == "StorageNode" {
+			obs.nodes[name] = project[v1.StorageNode](view)
+		}
+	}
+	return obs, views, nil
+}
+
+// siteTakenBy says which other request already deploys the site, if any: one
+// request per site, and the first whose work exists keeps it. Two requests
+// that both wrote a work (a race) are ordered by the works' age, then name.
+func (r *StorageSiteDeploymentReconciler) siteTakenBy(ctx context.Context, t tag, site string, own *workv1.ManifestWork) (string, error) {
+	var works workv1.ManifestWorkList
+	if err := r.Client.List(ctx, &works, client.InNamespace(site), client.HasLabels{DeploymentLabel}); err != nil {
+		return "", fmt.Errorf("failed to list the ManifestWorks of %s: %w", site, err)
+	}
+	others := slices.DeleteFunc(works.Items, func(w workv1.ManifestWork) bool {
+		return w.Annotations[RequestAnnotation] == t.request.String() ||
+			(own != nil && !olderWork(&w, own))
+	})
+	if len(others) == 0 {
+		return "", nil
+	}
+	slices.SortFunc(others, func(a, b workv1.ManifestWork) int {
+		if olderWork(&a, &b) {
+			return -1
+		}
+		return 1
+	})
+	return fmt.Sprintf("the request %s already deploys the site %s (ManifestWork %s): one request per site, nothing is delivered",
+		others[0].Annotations[RequestAnnotation], site, others[0].Name), nil
+}
+
+// olderWork orders works by creation, then name.
+func olderWork(a, b *workv1.ManifestWork) bool {
+	if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+		return a.CreationTimestamp.Before(&b.CreationTimestamp)
+	}
+	return a.Name < b.Name
+}
+
+// writeStatus merges the planned status into the stored one, keeping the
+// conditions' transition times, and writes it only when it changed.
+func (r *StorageSiteDeploymentReconciler) writeStatus(ctx context.Context, request *v1.StorageSiteDeployment, planned v1.StorageSiteDeploymentStatus) error {
+	planned.Conditions = mergeConditions(request.Status.Conditions, request.Generation, planned.Conditions, deploymentConditions)
+	if equality.Semantic.DeepEqual(request.Status, planned) {
+		return nil
+	}
+	original := request.DeepCopy()
+	request.Status = planned
+	if err := r.Client.Status().Patch(ctx, request, client.MergeFrom(original)); err != nil {
+		return fmt.Errorf("failed to write the status: %w", err)
+	}
+	return nil
+}
+
+// release deletes the request's work (whose Orphan option leaves everything
+// it created on the site) and its views, then drops the finalizer.
+func (r *StorageSiteDeploymentReconciler) release(ctx context.Context, t tag, request *v1.StorageSiteDeployment) error {
+	if !controllerutil.ContainsFinalizer(request, DeploymentFinalizer) {
+		return nil
+	}
+	work := deploymentWorkName(request.Namespace, request.Name)
+	if err := releaseSite(ctx, r.Client, t, request.Spec.Site, work); err != nil {
+		return err
+	}
+	controllerutil.RemoveFinalizer(request, DeploymentFinalizer)
+	if err := r.Client.Update(ctx, request); err != nil {
+		return fmt.Errorf("failed to remove the finalizer: %w", err)
+	}
+	return nil
+}
+
+// SetupWithManager registers the reconciler. Works and views cannot carry an
+// owner reference to the request (another namespace), so their events map
+// back through the request annotation; the requeue cadence covers the rest.
+func (r *StorageSiteDeploymentReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&v1.StorageSiteDeployment{}).
+		Watches(&workv1.ManifestWork{}, handler.EnqueueRequestsFromMapFunc(requestOf(DeploymentLabel))).
+		Watches(&viewv1beta1.ManagedClusterView{}, handler.EnqueueRequestsFromMapFunc(requestOf(DeploymentLabel))).
+		Named("storagesitedeployment").
+		Complete(r)
+}
+
+// mergeConditions sets the computed conditions onto the stored ones (a
+// condition whose status did not change keeps its transition time) and drops
+// the owned types the pass did not compute.
+func mergeConditions(stored []metav1.Condition, generation int64, computed []metav1.Condition, owned []string) []metav1.Condition {
+	merged := slices.Clone(stored)
+	set := map[string]bool{}
+	for _, c := range computed {
+		c.ObservedGeneration = generation
+		meta.SetStatusCondition(&merged, c)
+		set[c.Type] = true
+	}
+	for _, conditionType := range owned {
+		if !set[conditionType] {
+			meta.RemoveStatusCondition(&merged, conditionType)
+		}
+	}
+	return merged
+}

@@ -1,0 +1,40 @@
+package site
+
+import (
+	"context"
+
+	"github.com/baton-dr/baton/controllers/storageapi"
+	"github.com/baton-dr/baton/storage/chain"
+	core "github.com/baton-dr/baton/storage/site"
+)
+
+// Cluster is the operator's site as the storage API's Cluster: the same
+// storageapi.Local the simulation runs, handed the core under the operator's
+// mutex. The storage API server is mounted over it (cmd/baton-controller,
+// storageAPIHandler).
+func (o *Operator) Cluster() storageapi.Cluster {
+	return storageapi.NewLocalWith(o.acquire, o.clusterID)
+}
+
+// acquire takes the operator's mutex and hands out the core, built from its
+// StorageCluster if need be.
+func (o *Operator) acquire(ctx context.Context) (*core.Site, func(), error) {
+	o.mu.Lock()
+	s, err := o.ensureSite(ctx)
+	if err != nil {
+		o.mu.Unlock()
+		return nil, nil, err
+	}
+	return s, o.mu.Unlock, nil
+}
+
+// clusterID is the cluster the site runs: the loaded site's, else the
+// configured one (empty until a StorageCluster exists when none was configured).
+func (o *Operator) clusterID() chain.ClusterID {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.site != nil {
+		return o.site.Cluster()
+	}
+	return o.config.Cluster
+}

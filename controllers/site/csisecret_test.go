@@ -1,0 +1,113 @@
+package site_test
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	sitecontroller "github.com/baton-dr/baton/controllers/site"
+)
+
+const (
+	peerEntry  = `{"cluster_id":"bbbbbbbb-0000-4000-8000-00000000000b","cluster_endpoint":"https://site-b:8443","cluster_secret":"peer-token-b","local":false,"zone":"b"}`
+	staleLocal = `{"cluster_id":"dddddddd-0000-4000-8000-00000000000d","cluster_endpoint":"https://old:8443","cluster_secret":"stale-token","local":true}`
+	ourOld     = `{"cluster_id":"aaaaaaaa-0000-4000-8000-00000000000a","cluster_endpoint":"https://moved:8443","cluster_secret":"our-token-a","local":false}`
+)
+
+func secretRig(t *testing.T, objects ...client.Object) (client.Client, *sitecontroller.CSISecretReconciler, context.Context, *strings.Builder) {
+	var logged strings.Builder
+	logger := funcr.New(func(prefix, args string) { logged.WriteString(prefix + args + "\n") }, funcr.Options{Verbosity: 9})
+	ctx := log.IntoContext(testContext(t), logr.Logger(logger))
+	c := fakeClient(t, append([]client.Object{storageCluster("baton")}, objects...)...)
+	return c, &sitecontroller.CSISecretReconciler{Client: c, Namespace: "baton", SecretName: "baton-csi",
+		Endpoint: "https://site-a.example:8443", Random: rand.NewChaCha8([32]byte{7})}, ctx, &logged
+}
+
+func clustersOf(t *testing.T, c client.Client) string {
+	t.Helper()
+	var s corev1.Secret
+	if err := c.Get(testContext(t), client.ObjectKey{Namespace: "baton", Name: "baton-csi"}, &s); err != nil {
+		t.Fatal(err)
+	}
+	return string(s.Data[sitecontroller.CSISecretKey])
+}
+
+func TestTheCSISecretGetsItsLocalCluster(t *testing.T) {
+	c, r, ctx, logged := secretRig(t)
+	if _, err := r.Reconcile(ctx, ctrl.Request{}); err != nil {
+		t.Fatal(err)
+	}
+	got := clustersOf(t, c)
+	const prefix = `{"clusters":[{"cluster_id":"aaaaaaaa-0000-4000-8000-00000000000a","cluster_endpoint":"https://site-a.example:8443","cluster_secret":"`
+	if !strings.HasPrefix(got, prefix) || !strings.HasSuffix(got, `","local":true}]}`) || len(got) != len(prefix)+64+len(`","local":true}]}`) {
+		t.Fatalf("secret %s", got)
+	}
+	secret := got[len(prefix) : len(prefix)+64]
+	if strings.Contains(logged.String(), secret) {
+		t.Fatalf("the log holds the cluster secret:\n%s", logged)
+	}
+	// Nothing changes on a second pass: the secret is drawn once.
+	var before corev1.Secret
+	_ = c.Get(ctx, client.ObjectKey{Namespace: "baton", Name: "baton-csi"}, &before)
+	if _, err := r.Reconcile(ctx, ctrl.Request{}); err != nil {
+		t.Fatal(err)
+	}
+	var after corev1.Secret
+	_ = c.Get(ctx, client.ObjectKey{Namespace: "baton", Name: "baton-csi"}, &after)
+	if after.ResourceVersion != before.ResourceVersion {
+		t.Fatal("a second pass rewrote the secret")
+	}
+}
+
+// TestTheCSISecretKeepsWhatPeersRegistered: peer entries stay, our own entry
+// keeps its secret (and becomes local, with our endpoint), a stale local entry
+// of a cluster this site no longer has goes.
+func TestTheCSISecretKeepsWhatPeersRegistered(t *testing.T) {
+	existing := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "baton", Name: "baton-csi"},
+		Data: map[string][]byte{sitecontroller.CSISecretKey: []byte(`{"clusters":[` + peerEntry + `, ` + staleLocal + `,` + ourOld + `]}`),
+			"other-key": []byte("kept")}}
+	c, r, ctx, logged := secretRig(t, existing)
+	if _, err := r.Reconcile(ctx, ctrl.Request{}); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"clusters":[{"cluster_id":"aaaaaaaa-0000-4000-8000-00000000000a","cluster_endpoint":"https://site-a.example:8443","cluster_secret":"our-token-a","local":true},` + peerEntry + `]}`
+	if got := clustersOf(t, c); got != want {
+		t.Fatalf("secret\n got %s\nwant %s", got, want)
+	}
+	var s corev1.Secret
+	_ = c.Get(ctx, client.ObjectKey{Namespace: "baton", Name: "baton-csi"}, &s)
+	if string(s.Data["other-key"]) != "kept" {
+		t.Fatal("another key of the secret was lost")
+	}
+	for _, token := range []string{"our-token-a", "peer-token-b", "stale-token"} {
+		if strings.Contains(logged.String(), token) {
+			t.Fatalf("the log holds %s:\n%s", token, logged)
+		}
+	}
+}
+
+// TestAMalformedCSISecretIsLeftAlone: the operator will not rewrite what it
+// cannot read (peer entries would be lost), and its error quotes nothing.
+func TestAMalformedCSISecretIsLeftAlone(t *testing.T) {
+	const malformed = `{"clusters":[{"cluster_id":"x","cluster_secret":"leaked-token"` // truncated
+	existing := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "baton", Name: "baton-csi"},
+		Data: map[string][]byte{sitecontroller.CSISecretKey: []byte(malformed)}}
+	c, r, ctx, _ := secretRig(t, existing)
+	_, err := r.Reconcile(ctx, ctrl.Request{})
+	if !errors.Is(err, sitecontroller.ErrMalformedSecret) || strings.Contains(err.Error(), "leaked-token") {
+		t.Fatalf("malformed secret: %v", err)
+	}
+	if got := clustersOf(t, c); got != malformed {
+		t.Fatalf("the malformed secret was rewritten: %s", got)
+	}
+}

@@ -1,0 +1,303 @@
+package storageapi
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/baton-dr/baton/storage/chain"
+	"github.com/baton-dr/baton/storage/site"
+)
+
+// DefaultCallTimeout bounds one call when ClientConfig leaves it unset.
+const DefaultCallTimeout = 10 * time.Second
+
+// maxAnswerBytes bounds what the client reads of an answer.
+const maxAnswerBytes = 16 << 20
+
+// ClientConfig says how to reach one cluster's storage API.
+type ClientConfig struct {
+	ID       chain.ClusterID
+	Endpoint string // https://host[:port][/prefix]
+	Secret   string
+	// TLS verifies the server (RootCAs); nil uses the system roots.
+	TLS *tls.Config
+	// CallTimeout bounds each call; zero is DefaultCallTimeout.
+	CallTimeout time.Duration
+	// Dial, when set, opens the TCP connections (a proxy, or a test that
+	// partitions sites); nil dials directly.
+	Dial func(ctx context.Context, network, address string) (net.Conn, error)
+}
+
+// Client is a Cluster spoken over HTTPS. A call that does not reach the server
+// (refused, reset, timed out, an answer that is not the API's) fails with an
+// error wrapping chain.ErrUnreachable; an answer of the server wraps the
+// sentinel its problem document names. A server whose certificate does not
+// verify is a configuration error, not an unreachable cluster: resolution must
+// fail loudly rather than skip the cluster.
+type Client struct {
+	id       chain.ClusterID
+	base     *url.URL
+	secret   string
+	timeout  time.Duration
+	http     *http.Client
+	endpoint string
+}
+
+var _ Cluster = (*Client)(nil)
+
+// NewClient checks config and returns its client. Only https endpoints are
+// accepted: the bearer token is the cluster's secret.
+func NewClient(config ClientConfig) (*Client, error) {
+	base, err := checkEndpoint(config.Endpoint)
+	if err != nil {
+		return nil, err
+	}
+	if config.Secret == "" {
+		return nil, fmt.Errorf("storage API client for %s: no secret", config.ID)
+	}
+	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12}
+	if config.TLS != nil {
+		tlsConfig = config.TLS.Clone()
+	}
+	timeout := config.CallTimeout
+	if timeout <= 0 {
+		timeout = DefaultCallTimeout
+	}
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.TLSClientConfig = tlsConfig
+	transport.Proxy = nil
+	if config.Dial != nil {
+		transport.DialContext = config.Dial
+	}
+	return &Client{id: config.ID, base: base, secret: config.Secret, timeout: timeout, endpoint: config.Endpoint,
+		http: &http.Client{Transport: transport,
+			// A redirect would carry the secret elsewhere.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}, nil
+}
+
+// Close releases idle connections.
+func (c *Client) Close() { c.http.CloseIdleConnections() }
+
+func (c *Client) ID() chain.ClusterID { return c.id }
+
+// call sends one request and decodes the answer into out (nil: none expected).
+func (c *Client) call(ctx context.Context, method, path string, in, out any) error {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	var body io.Reader
+	if in != nil {
+		data, err := json.Marshal(in)
+		if err != nil {
+			return fmt.Errorf("failed to encode %s %s: %w", method, path, err)
+		}
+		body = bytes.NewReader(data)
+	}
+	u := c.base.JoinPath(path)
+	if i := indexQuery(path); i >= 0 {
+		u = c.base.JoinPath(path[:i])
+		u.RawQuery = path[i+1:]
+	}
+	request, err := http.NewRequestWithContext(ctx, method, u.String(), body)
+	if err != nil {
+		return fmt.Errorf("failed to build %s %s: %w", method, path, err)
+	}
+	request.Header.Set("Authorization", "Bearer "+c.secret)
+	request.Header.Set("Accept", "application/json, "+problemType)
+	if in != nil {
+		request.Header.Set("Content-Type", "application/json")
+	}
+	response, err := c.http.Do(request)
+	if err != nil {
+		return c.transportError(method, path, err)
+	}
+	defer response.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(response.Body, maxAnswerBytes))
+	if err != nil {
+		return fmt.Errorf("cluster %s: %s %s: %w: reading the answer: %w", c.id, method, path, chain.ErrUnreachable, err)
+	}
+	return c.decode(method, path, response, data, out)
+}
+
+func (c *Client) transportError(method, path string, err error) error {
+	var verify *tls.CertificateVerificationError
+	var authority x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	if errors.As(err, &verify) || errors.As(err, &authority) || errors.As(err, &hostname) {
+		return fmt.Errorf("cluster %s at %s: %s %s: the server's certificate does not verify: %w", c.id, c.endpoint, method, path, err)
+	}
+	return fmt.Errorf("cluster %s at %s: %s %s: %w: %w", c.id, c.endpoint, method, path, chain.ErrUnreachable, err)
+}
+
+func (c *Client) decode(method, path string, response *http.Response, data []byte, out any) error {
+	mediaType, _, _ := mime.ParseMediaType(response.Header.Get("Content-Type"))
+	switch {
+	case response.StatusCode >= 400 && mediaType == problemType:
+		var p Problem
+		if err := json.Unmarshal(data, &p); err != nil || p.Kind == "" {
+			return fmt.Errorf("cluster %s: %s %s: %w: a malformed problem document (%d)", c.id, method, path, ErrInternal, response.StatusCode)
+		}
+		return fmt.Errorf("cluster %s: %w", c.id, errorOf(p))
+	case response.StatusCode >= 500:
+		// Not the API's answer: a proxy or load balancer in between.
+		return fmt.Errorf("cluster %s: %s %s: %w: %s", c.id, method, path, chain.ErrUnreachable, response.Status)
+	case response.StatusCode >= 300:
+		return fmt.Errorf("cluster %s: %s %s: %w: unexpected %s", c.id, method, path, ErrInternal, response.Status)
+	case out == nil:
+		return nil
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("cluster %s: %s %s: %w: undecodable answer: %w", c.id, method, path, ErrInternal, err)
+	}
+	return nil
+}
+
+func indexQuery(path string) int { return bytes.IndexByte([]byte(path), '?') }
+
+func volumePath(ref chain.Ref, op string) string {
+	p := "/v1/volumes/" + url.PathEscape(ref.String())
+	if op != "" {
+		p += "/" + op
+	}
+	return p
+}
+
+func (c *Client) CreateVolume(ctx context.Context, request site.CreateRequest) (site.Volume, error) {
+	var v site.Volume
+	return v, c.call(ctx, http.MethodPost, "/v1/volumes", CreateVolumeBody{Request: request}, &v)
+}
+
+func (c *Client) CreateVolumeFrom(ctx context.Context, request site.CreateRequest, source site.CloneSource) (site.Volume, error) {
+	var v site.Volume
+	return v, c.call(ctx, http.MethodPost, "/v1/volumes", CreateVolumeBody{Request: request, Source: &source}, &v)
+}
+
+func (c *Client) DeleteVolume(ctx context.Context, ref chain.Ref) error {
+	return c.call(ctx, http.MethodDelete, volumePath(ref, ""), nil, nil)
+}
+
+func (c *Client) ExpandVolume(ctx context.Context, ref chain.Ref, sizeBytes uint64) (site.Volume, error) {
+	var v site.Volume
+	return v, c.call(ctx, http.MethodPost, volumePath(ref, "expand"), expandBody{SizeBytes: sizeBytes}, &v)
+}
+
+func (c *Client) Volume(ctx context.Context, ref chain.Ref) (site.Volume, error) {
+	var v site.Volume
+	return v, c.call(ctx, http.MethodGet, volumePath(ref, ""), nil, &v)
+}
+
+func (c *Client) Attach(ctx context.Context, member chain.Ref, node string) (site.Volume, error) {
+	var v site.Volume
+	return v, c.call(ctx, http.MethodPost, volumePath(member, "attach"), attachBody{Node: node}, &v)
+}
+
+func (c *Client) RecordFilesystem(ctx context.Context, member chain.Ref, fsType string) error {
+	return c.call(ctx, http.MethodPost, volumePath(member, "filesystem"), filesystemBody{FsType: fsType}, nil)
+}
+
+func (c *Client) Capacity(ctx context.Context, placeCount int) (uint64, error) {
+	var a capacityAnswer
+	return a.Bytes, c.call(ctx, http.MethodGet, "/v1/capacity?place_count="+strconv.Itoa(placeCount), nil, &a)
+}
+
+func (c *Client) CreateSnapshot(ctx context.Context, member chain.Ref, name string) (site.Snapshot, error) {
+	var s site.Snapshot
+	return s, c.call(ctx, http.MethodPost, "/v1/snapshots", snapshotBody{Member: member, Name: name}, &s)
+}
+
+func (c *Client) DeleteSnapshot(ctx context.Context, ref site.SnapshotRef) error {
+	return c.call(ctx, http.MethodDelete, "/v1/snapshots/"+url.PathEscape(ref.String()), nil, nil)
+}
+
+func (c *Client) ListSnapshots(ctx context.Context) ([]site.Snapshot, error) {
+	var out []site.Snapshot
+	return out, c.call(ctx, http.MethodGet, "/v1/snapshots", nil, &out)
+}
+
+func (c *Client) Members(ctx context.Context, root chain.Ref) ([]chain.Member, error) {
+	var out []chain.Member
+	return out, c.call(ctx, http.MethodGet, "/v1/chains/"+url.PathEscape(root.String())+"/members", nil, &out)
+}
+
+func (c *Client) Holdings(ctx context.Context, root chain.Ref) ([]string, error) {
+	var out []string
+	return out, c.call(ctx, http.MethodGet, "/v1/chains/"+url.PathEscape(root.String())+"/holdings", nil, &out)
+}
+
+func (c *Client) Enable(ctx context.Context, member chain.Ref, target chain.ClusterID) error {
+	return c.call(ctx, http.MethodPost, volumePath(member, "enable"), enableBody{Target: target}, nil)
+}
+
+func (c *Client) Disable(ctx context.Context, member chain.Ref) error {
+	return c.call(ctx, http.MethodPost, volumePath(member, "disable"), nil, nil)
+}
+
+func (c *Client) Failover(ctx context.Context, source chain.Ref, force bool) (site.Volume, error) {
+	var v site.Volume
+	return v, c.call(ctx, http.MethodPost, volumePath(source, "failover"), failoverBody{Force: force}, &v)
+}
+
+func (c *Client) Demote(ctx context.Context, member chain.Ref) error {
+	return c.call(ctx, http.MethodPost, volumePath(member, "demote"), nil, nil)
+}
+
+func (c *Client) Resync(ctx context.Context, end chain.Ref, failbackSource chain.ClusterID) (bool, error) {
+	var a resyncAnswer
+	return a.Ready, c.call(ctx, http.MethodPost, volumePath(end, "resync"), resyncBody{FailbackSource: failbackSource}, &a)
+}
+
+func (c *Client) Status(ctx context.Context, member chain.Ref) (site.Status, error) {
+	var s site.Status
+	return s, c.call(ctx, http.MethodGet, volumePath(member, "status"), nil, &s)
+}
+
+func (c *Client) Handover(ctx context.Context, member chain.Ref) (site.Handover, error) {
+	var h site.Handover
+	return h, c.call(ctx, http.MethodGet, volumePath(member, "handover"), nil, &h)
+}
+
+func (c *Client) LearnSuccessor(ctx context.Context, member, successor chain.Ref) error {
+	return c.call(ctx, http.MethodPost, volumePath(member, "successor"), successorBody{Successor: successor}, nil)
+}
+
+func (c *Client) PrepareReceive(ctx context.Context, request site.ReceiveRequest) ([]site.Receiver, error) {
+	var out []site.Receiver
+	return out, c.call(ctx, http.MethodPost, "/v1/replicas", request, &out)
+}
+
+func (c *Client) Spec(ctx context.Context, node string) (site.NodeSpec, error) {
+	var s site.NodeSpec
+	return s, c.call(ctx, http.MethodGet, "/v1/nodes/"+url.PathEscape(node)+"/spec", nil, &s)
+}
+
+func (c *Client) Report(ctx context.Context, status site.NodeStatus) error {
+	return c.call(ctx, http.MethodPost, "/v1/nodes/"+url.PathEscape(status.Node)+"/report", status, nil)
+}
+
+// checkEndpoint accepts an https URL with a host and nothing a bearer token
+// should not travel with (user info, query, fragment).
+func checkEndpoint(endpoint string) (*url.URL, error) {
+	u, err := url.Parse(endpoint)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("endpoint %q is not a URL", clip(endpoint, 100))
+	case u.Scheme != "https":
+		return nil, fmt.Errorf("endpoint %q must be https: the bearer token is a cluster secret", clip(endpoint, 100))
+	case u.Host == "" || u.Hostname() == "":
+		return nil, fmt.Errorf("endpoint %q has no host", clip(endpoint, 100))
+	case u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "":
+		return nil, fmt.Errorf("endpoint of host %q may carry no user info, query or fragment", clip(u.Host, 100))
+	}
+	return u, nil
+}

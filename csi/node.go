@@ -1,0 +1,361 @@
+package csi
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/container-storage-interface/spec/lib/go/csi"
+
+	"github.com/baton-dr/baton/storage/chain"
+	"github.com/baton-dr/baton/storage/site"
+)
+
+// Topology keys NodeGetInfo reports.
+const (
+	TopologySite = "topology.baton-dr.io/site"
+	TopologyNode = "topology.baton-dr.io/node"
+)
+
+// blockFile is the file under a Block volume's staging path that the device
+// is bind-mounted on; NodePublishVolume binds it to the target.
+const blockFile = "device"
+
+// Devices finds an attached member's block device on this node.
+type Devices interface {
+	// Device is the path of v's block device here. ErrDeviceNotReady while
+	// the node agent has not brought it up (the kubelet retries).
+	Device(ctx context.Context, v site.Volume) (string, error)
+}
+
+// VolumeStats is what NodeGetVolumeStats reports of a path.
+type VolumeStats struct {
+	Block                                 bool
+	TotalBytes, AvailableBytes, UsedBytes uint64
+	TotalInodes, FreeInodes, UsedInodes   uint64
+}
+
+// Mounter is what the node service does to the operating system: probe,
+// format, mount, resize, and the directories and files mounts go on.
+type Mounter interface {
+	// Filesystem is the filesystem the device carries; "" when it is blank.
+	Filesystem(ctx context.Context, device string) (string, error)
+	Format(ctx context.Context, device, fsType string) error
+	Mount(ctx context.Context, device, target, fsType string, flags []string, readOnly bool) error
+	BindMount(ctx context.Context, source, target string, readOnly bool) error
+	Unmount(ctx context.Context, target string) error
+	// Mounted reports whether something is mounted at path.
+	Mounted(ctx context.Context, path string) (bool, error)
+	Resize(ctx context.Context, device, mountPath, fsType string) error
+	Stats(ctx context.Context, path string) (VolumeStats, error)
+	MakeDir(path string) error
+	MakeFile(path string) error
+	// Remove removes a file or an empty directory; a missing one is no error.
+	Remove(path string) error
+}
+
+// Node is the CSI Node service of one node.
+type Node struct {
+	csi.UnimplementedNodeServer
+	Clusters *Clusters
+	Locks    *Locks
+	NodeID   string
+	Site     string
+	Devices  Devices
+	Mounter  Mounter
+}
+
+var nodeCapabilities = []csi.NodeServiceCapability_RPC_Type{
+	csi.NodeServiceCapability_RPC_STAGE_UNSTAGE_VOLUME,
+	csi.NodeServiceCapability_RPC_EXPAND_VOLUME,
+	csi.NodeServiceCapability_RPC_GET_VOLUME_STATS,
+}
+
+func (n *Node) NodeGetCapabilities(context.Context, *csi.NodeGetCapabilitiesRequest) (*csi.NodeGetCapabilitiesResponse, error) {
+	out := make([]*csi.NodeServiceCapability, 0, len(nodeCapabilities))
+	for _, t := range nodeCapabilities {
+		out = append(out, &csi.NodeServiceCapability{Type: &csi.NodeServiceCapability_Rpc{Rpc: &csi.NodeServiceCapability_RPC{Type: t}}})
+	}
+	return &csi.NodeGetCapabilitiesResponse{Capabilities: out}, nil
+}
+
+func (n *Node) NodeGetInfo(context.Context, *csi.NodeGetInfoRequest) (*csi.NodeGetInfoResponse, error) {
+	return &csi.NodeGetInfoResponse{NodeId: n.NodeID, AccessibleTopology: &csi.Topology{
+		Segments: map[string]string{TopologySite: n.Site, TopologyNode: n.NodeID}}}, nil
+}
+
+// lock takes a volume's node-side lock.
+func (n *Node) lock(volume string) (func(), error) {
+	if err := n.Locks.TryAcquire(volume); err != nil {
+		return nil, err
+	}
+	return func() { n.Locks.Release(volume) }, nil
+}
+
+func (n *Node) NodeStageVolume(ctx context.Context, req *csi.NodeStageVolumeRequest) (*csi.NodeStageVolumeResponse, error) {
+	handle, err := parseHandle(req.GetVolumeId())
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case req.GetStagingTargetPath() == "":
+		return nil, invalid("staging target path is required")
+	case req.GetVolumeCapability() == nil:
+		return nil, invalid("volume capability is required")
+	}
+	if err := checkCapability(req.GetVolumeCapability()); err != nil {
+		return nil, err
+	}
+	release, err := n.lock(handle.String())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	defer release()
+	set, err := n.Clusters.Open(req.GetSecrets())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	v, err := ResolveAttach(ctx, set, handle, n.NodeID)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	device, err := n.Devices.Device(ctx, v)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	if req.GetVolumeCapability().GetBlock() != nil {
+		return &csi.NodeStageVolumeResponse{}, toStatus(n.stageBlock(ctx, device, req.GetStagingTargetPath()))
+	}
+	mount := req.GetVolumeCapability().GetMount()
+	return &csi.NodeStageVolumeResponse{}, toStatus(n.stageFilesystem(ctx, set, v, device, req.GetStagingTargetPath(), mount))
+}
+
+// stageBlock binds the raw device onto a file under the staging path.
+func (n *Node) stageBlock(ctx context.Context, device, staging string) error {
+	target := filepath.Join(staging, blockFile)
+	if mounted, err := n.Mounter.Mounted(ctx, target); err != nil || mounted {
+		return err
+	}
+	if err := n.Mounter.MakeFile(target); err != nil {
+		return err
+	}
+	return n.Mounter.BindMount(ctx, device, target, false)
+}
+
+// stageFilesystem mounts the device at the staging path, formatting it only
+// when rule 7 says so, and records the filesystem it found or made.
+func (n *Node) stageFilesystem(ctx context.Context, set *Set, v site.Volume, device, staging string, mount *csi.VolumeCapability_MountVolume) error {
+	if mounted, err := n.Mounter.Mounted(ctx, staging); err != nil || mounted {
+		return err
+	}
+	found, err := n.Mounter.Filesystem(ctx, device)
+	if err != nil {
+		return err
+	}
+	format, fsType, err := chooseFilesystem(found, mount.GetFsType(), v.FsFound)
+	if err != nil {
+		return fmt.Errorf("volume %s (%s): %w", v.Root, v.Ref, err)
+	}
+	if format {
+		if err := n.Mounter.Format(ctx, device, fsType); err != nil {
+			return err
+		}
+	}
+	if v.FsFound != fsType {
+		api, err := set.Cluster(v.Ref.Cluster)
+		if err != nil {
+			return err
+		}
+		if err := api.RecordFilesystem(ctx, v.Ref, fsType); err != nil {
+			return err
+		}
+	}
+	if err := n.Mounter.MakeDir(staging); err != nil {
+		return err
+	}
+	return n.Mounter.Mount(ctx, device, staging, fsType, mount.GetMountFlags(), false)
+}
+
+func (n *Node) NodeUnstageVolume(ctx context.Context, req *csi.NodeUnstageVolumeRequest) (*csi.NodeUnstageVolumeResponse, error) {
+	handle, err := parseHandle(req.GetVolumeId())
+	if err != nil {
+		return nil, err
+	}
+	if req.GetStagingTargetPath() == "" {
+		return nil, invalid("staging target path is required")
+	}
+	release, err := n.lock(handle.String())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	defer release()
+	staging := req.GetStagingTargetPath()
+	for _, path := range []string{filepath.Join(staging, blockFile), staging} {
+		if err := n.unmount(ctx, path); err != nil {
+			return nil, toStatus(err)
+		}
+	}
+	if err := n.Mounter.Remove(filepath.Join(staging, blockFile)); err != nil {
+		return nil, toStatus(err)
+	}
+	return &csi.NodeUnstageVolumeResponse{}, nil
+}
+
+// unmount unmounts path if something is mounted there.
+func (n *Node) unmount(ctx context.Context, path string) error {
+	mounted, err := n.Mounter.Mounted(ctx, path)
+	if err != nil || !mounted {
+		return err
+	}
+	return n.Mounter.Unmount(ctx, path)
+}
+
+func (n *Node) NodePublishVolume(ctx context.Context, req *csi.NodePublishVolumeRequest) (*csi.NodePublishVolumeResponse, error) {
+	handle, err := parseHandle(req.GetVolumeId())
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case req.GetTargetPath() == "":
+		return nil, invalid("target path is required")
+	case req.GetVolumeCapability() == nil:
+		return nil, invalid("volume capability is required")
+	case req.GetStagingTargetPath() == "":
+		return nil, invalid("staging target path is required: the volume is staged first")
+	}
+	if err := checkCapability(req.GetVolumeCapability()); err != nil {
+		return nil, err
+	}
+	release, err := n.lock(handle.String())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	defer release()
+	target, source := req.GetTargetPath(), req.GetStagingTargetPath()
+	block := req.GetVolumeCapability().GetBlock() != nil
+	if block {
+		source = filepath.Join(source, blockFile)
+	}
+	if mounted, err := n.Mounter.Mounted(ctx, target); err != nil || mounted {
+		return &csi.NodePublishVolumeResponse{}, toStatus(err)
+	}
+	if staged, err := n.Mounter.Mounted(ctx, source); err != nil || !staged {
+		return nil, toStatus(cmpErr(err, fmt.Errorf("%w: volume %s is not staged at %s", ErrNotStaged, handle, source)))
+	}
+	makeTarget := n.Mounter.MakeDir
+	if block {
+		makeTarget = n.Mounter.MakeFile
+	}
+	if err := makeTarget(target); err != nil {
+		return nil, toStatus(err)
+	}
+	readOnly := req.GetReadonly() || req.GetVolumeCapability().GetAccessMode().GetMode() == csi.VolumeCapability_AccessMode_SINGLE_NODE_READER_ONLY
+	return &csi.NodePublishVolumeResponse{}, toStatus(n.Mounter.BindMount(ctx, source, target, readOnly))
+}
+
+func (n *Node) NodeUnpublishVolume(ctx context.Context, req *csi.NodeUnpublishVolumeRequest) (*csi.NodeUnpublishVolumeResponse, error) {
+	handle, err := parseHandle(req.GetVolumeId())
+	if err != nil {
+		return nil, err
+	}
+	if req.GetTargetPath() == "" {
+		return nil, invalid("target path is required")
+	}
+	release, err := n.lock(handle.String())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	defer release()
+	if err := n.unmount(ctx, req.GetTargetPath()); err != nil {
+		return nil, toStatus(err)
+	}
+	return &csi.NodeUnpublishVolumeResponse{}, toStatus(n.Mounter.Remove(req.GetTargetPath()))
+}
+
+func (n *Node) NodeGetVolumeStats(ctx context.Context, req *csi.NodeGetVolumeStatsRequest) (*csi.NodeGetVolumeStatsResponse, error) {
+	if _, err := parseHandle(req.GetVolumeId()); err != nil {
+		return nil, err
+	}
+	if req.GetVolumePath() == "" {
+		return nil, invalid("volume path is required")
+	}
+	mounted, err := n.Mounter.Mounted(ctx, req.GetVolumePath())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	if !mounted {
+		return nil, toStatus(fmt.Errorf("%w: nothing is mounted at %s", ErrNotMounted, req.GetVolumePath()))
+	}
+	st, err := n.Mounter.Stats(ctx, req.GetVolumePath())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	usage := []*csi.VolumeUsage{{Unit: csi.VolumeUsage_BYTES, Total: int64(st.TotalBytes), Available: int64(st.AvailableBytes), Used: int64(st.UsedBytes)}}
+	if !st.Block {
+		usage = append(usage, &csi.VolumeUsage{Unit: csi.VolumeUsage_INODES, Total: int64(st.TotalInodes), Available: int64(st.FreeInodes), Used: int64(st.UsedInodes)})
+	}
+	return &csi.NodeGetVolumeStatsResponse{Usage: usage}, nil
+}
+
+func (n *Node) NodeExpandVolume(ctx context.Context, req *csi.NodeExpandVolumeRequest) (*csi.NodeExpandVolumeResponse, error) {
+	handle, err := parseHandle(req.GetVolumeId())
+	if err != nil {
+		return nil, err
+	}
+	if req.GetVolumePath() == "" {
+		return nil, invalid("volume path is required")
+	}
+	release, err := n.lock(handle.String())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	defer release()
+	set, err := n.Clusters.Open(req.GetSecrets())
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	v, err := n.expand(ctx, set, handle, req.GetVolumePath(), req.GetVolumeCapability().GetBlock() != nil)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &csi.NodeExpandVolumeResponse{CapacityBytes: int64(v.SizeBytes)}, nil
+}
+
+// expand grows the filesystem at path to the device's new size.
+func (n *Node) expand(ctx context.Context, set *Set, handle chain.Ref, path string, block bool) (site.Volume, error) {
+	end, err := localEnd(ctx, set, handle)
+	if err != nil {
+		return site.Volume{}, err
+	}
+	api, err := set.Cluster(end.Cluster)
+	if err != nil {
+		return site.Volume{}, err
+	}
+	v, err := api.Volume(ctx, end)
+	if err != nil {
+		return site.Volume{}, err
+	}
+	device, err := n.Devices.Device(ctx, v)
+	if err != nil || block || v.VolumeMode == site.Block {
+		return v, err
+	}
+	mounted, err := n.Mounter.Mounted(ctx, path)
+	if err != nil {
+		return site.Volume{}, err
+	}
+	if !mounted {
+		return site.Volume{}, fmt.Errorf("%w: nothing is mounted at %s", ErrNotMounted, path)
+	}
+	fsType, err := n.Mounter.Filesystem(ctx, device)
+	if err != nil {
+		return site.Volume{}, err
+	}
+	return v, n.Mounter.Resize(ctx, device, path, fsType)
+}
+
+func cmpErr(first, second error) error {
+	if first != nil {
+		return first
+	}
+	return second
+}

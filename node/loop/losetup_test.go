@@ -1,0 +1,104 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/baton-dr/baton/node/exec"
+	"github.com/baton-dr/baton/node/exec/exectest"
+)
+
+// listOutput is what `losetup --list --json --output NAME,BACK-FILE,DIO,RO`
+// printed on this machine (util-linux 2.38.1).
+const realList = `{
+   "loopdevices": [
+      {
+         "name": "/dev/loop1",
+         "back-file": "/tmp/bx/p2.img",
+         "dio": false,
+         "ro": false
+      },{
+         "name": "/dev/loop2",
+         "back-file": "/tmp/bx/mnt/volumes/v w/head/data",
+         "dio": true,
+         "ro": true
+      }
+   ]
+}
+`
+
+func TestParseList(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		out     string
+		want    []Device
+		wantErr bool
+	}{
+		{"real", realList, []Device{
+			{Name: "/dev/loop1", BackFile: "/tmp/bx/p2.img"},
+			{Name: "/dev/loop2", BackFile: "/tmp/bx/mnt/volumes/v w/head/data", DirectIO: true, ReadOnly: true},
+		}, false},
+		{"no devices: losetup prints nothing", "", nil, false},
+		{"not json", "/dev/loop0: []: (/x)", nil, true},
+		{"a name that is no device", `{"loopdevices":[{"name":"loop0","back-file":"/x"}]}`, nil, true},
+	} {
+		got, err := ParseList([]byte(c.out))
+		if (err != nil) != c.wantErr || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: got %+v, %v; want %+v (error %v)", c.name, got, err, c.want, c.wantErr)
+		}
+	}
+}
+
+func TestParseShow(t *testing.T) {
+	for _, c := range []struct{ out, want string }{
+		{"/dev/loop7\n", "/dev/loop7"}, {"", ""}, {"loop7", ""}, {"/dev/loop7\n/dev/loop8\n", ""},
+	} {
+		out, want := c.out, c.want
+		got, err := ParseShow([]byte(out))
+		if got != want || (err == nil) != (want != "") {
+			t.Errorf("ParseShow(%q) = %q, %v; want %q", out, got, err, want)
+		}
+	}
+}
+
+func TestAttachAsksForDirectIOAndReturnsTheDevice(t *testing.T) {
+	f := &exectest.FakeCmder{Replies: map[string]exectest.Reply{
+		"losetup --find --show --direct-io=on /p/data": {Stdout: "/dev/loop4\n"},
+		"losetup --find --show /p/missing": {ExitCode: 1,
+			Stderr: "losetup: /p/missing: failed to set up loop device: No such file or directory\n"},
+	}}
+	l := Losetup{Cmder: f}
+	device, err := l.Attach(context.Background(), "/p/data", true)
+	if err != nil || device != "/dev/loop4" {
+		t.Fatalf("Attach: %q, %v", device, err)
+	}
+	_, err = l.Attach(context.Background(), "/p/missing", false)
+	var run *exec.RunError
+	if !errors.As(err, &run) || run.Words() != "losetup: /p/missing: failed to set up loop device: No such file or directory" {
+		t.Fatalf("a failed attach: %v, want losetup's words in a RunError", err)
+	}
+}
+
+func FuzzParseList(f *testing.F) {
+	f.Add([]byte(realList))
+	f.Add([]byte(`{"loopdevices":[]}`))
+	f.Fuzz(func(t *testing.T, out []byte) {
+		devices, err := ParseList(out)
+		for _, d := range devices {
+			if err != nil || len(d.Name) < len("/dev/") {
+				t.Fatalf("ParseList returned %+v with error %v", devices, err)
+			}
+		}
+	})
+}
+
+func FuzzParseShow(f *testing.F) {
+	f.Add([]byte("/dev/loop0\n"))
+	f.Fuzz(func(t *testing.T, out []byte) {
+		if name, err := ParseShow(out); err == nil && name[:5] != "/dev/" {
+			t.Fatalf("ParseShow(%q) = %q", out, name)
+		}
+	})
+}

@@ -1,0 +1,166 @@
+package scenarios
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/baton-dr/baton/bed"
+)
+
+// Scenario is one DR story for one application kind.
+type Scenario struct {
+	Name  string // "wordpress/failover"
+	Kind  bed.Kind
+	Story string
+	run   func(s *Script) error
+}
+
+// stories are told for every application kind.
+var stories = []struct {
+	name, story string
+	run         func(s *Script) error
+}{
+	{"protect", "deploy on site A, protect, keep writing: every volume ships and verifies", protect},
+	{"relocate", "planned relocation A→B and back: no acknowledged write lost either way", relocateTwice},
+	{"failover", "site A cut off, unplanned fail-over to B, A returns, resyncs, and the application fails back", failoverAndBack},
+	{"drill", "a test fail-over on B verifies the replica without disturbing replication", drill},
+	{"moves", "twelve planned and unplanned moves: a chain of thirteen members that resolves from each site", twelveMoves},
+}
+
+// Catalogue lists every scenario, sorted by name.
+func Catalogue() []Scenario {
+	var out []Scenario
+	for _, kind := range []bed.Kind{bed.Gitea, bed.WordPress} {
+		for _, st := range stories {
+			out = append(out, Scenario{Name: string(kind) + "/" + st.name, Kind: kind, Story: st.story, run: st.run})
+		}
+	}
+	return out
+}
+
+// Find returns the scenario with that name.
+func Find(name string) (Scenario, error) {
+	for _, sc := range Catalogue() {
+		if sc.Name == name {
+			return sc, nil
+		}
+	}
+	return Scenario{}, fmt.Errorf("no scenario %q (see batonctl sim list)", name)
+}
+
+func deployAndProtect(s *Script) error {
+	if err := s.phase("deploy on "+s.App.Site, func() error { return s.Bed.Deploy(s.App) }); err != nil {
+		return err
+	}
+	if err := s.phase("protect", func() error { return s.Bed.Protect(s.App.Name) }); err != nil {
+		return err
+	}
+	return s.phase("write for 3 minutes", func() error {
+		if err := s.Bed.Run(3 * time.Minute); err != nil {
+			return err
+		}
+		_, err := s.verify(true)
+		return err
+	})
+}
+
+func other(s *Script, site string) string {
+	for _, name := range s.Bed.Sites() {
+		if name != site {
+			return name
+		}
+	}
+	return site
+}
+
+func protect(s *Script) error { return deployAndProtect(s) }
+
+func relocateTwice(s *Script) error {
+	if err := deployAndProtect(s); err != nil {
+		return err
+	}
+	a, b := s.App.Site, other(s, s.App.Site)
+	if err := s.relocate(b); err != nil {
+		return err
+	}
+	if err := s.phase("write for 2 minutes", func() error { return s.Bed.Run(2 * time.Minute) }); err != nil {
+		return err
+	}
+	return s.relocate(a)
+}
+
+func failoverAndBack(s *Script) error {
+	if err := deployAndProtect(s); err != nil {
+		return err
+	}
+	a, b := s.App.Site, other(s, s.App.Site)
+	if err := s.failover(b); err != nil {
+		return err
+	}
+	if err := s.phase("write on "+b+" while "+a+" is away", func() error { return s.Bed.Run(2 * time.Minute) }); err != nil {
+		return err
+	}
+	if err := s.phase(a+" returns and resyncs", func() error {
+		s.Bed.HealAll()
+		return s.Bed.Run(3 * time.Minute)
+	}); err != nil {
+		return err
+	}
+	return s.relocate(a)
+}
+
+func drill(s *Script) error {
+	if err := deployAndProtect(s); err != nil {
+		return err
+	}
+	b := other(s, s.App.Site)
+	return s.phase("drill on "+b, func() error {
+		v, err := s.Bed.Drill(s.App.Name, b)
+		if err != nil {
+			return err
+		}
+		if !v.Consistent() {
+			return fmt.Errorf("%w: the drill's bubble: %s", ErrVerification, v.String())
+		}
+		_, err = s.verify(true) // the primary was not disturbed
+		return err
+	})
+}
+
+func twelveMoves(s *Script) error {
+	if err := deployAndProtect(s); err != nil {
+		return err
+	}
+	for move := 1; move <= 12; move++ {
+		from, err := s.Bed.Where(s.App.Name)
+		if err != nil {
+			return err
+		}
+		to := other(s, from)
+		if move%4 == 0 {
+			if err := s.failover(to); err != nil {
+				return err
+			}
+			if err := s.phase(from+" returns", func() error {
+				s.Bed.HealAll()
+				return s.Bed.Run(3 * time.Minute)
+			}); err != nil {
+				return err
+			}
+		} else if err := s.relocate(to); err != nil {
+			return err
+		}
+	}
+	return s.phase("the chain has thirteen members", func() error {
+		chains, err := s.Bed.Chains()
+		if err != nil {
+			return err
+		}
+		for _, c := range chains {
+			if len(c.Members) != 13 {
+				return fmt.Errorf("chain %s has %d members, want 13", c.Handle, len(c.Members))
+			}
+		}
+		return nil
+	})
+}

@@ -1,0 +1,62 @@
+package scenarios_test
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/baton-dr/baton/reports"
+	"github.com/baton-dr/baton/scenarios"
+	"github.com/baton-dr/baton/scenarios/sweep"
+)
+
+// The catalogue as Ginkgo specs on the simulation bed: every scenario over
+// BATON_SEEDS seeds (default 3), with and without partitions injected at its
+// phase boundaries. Sweeps of thousands of seeds run through batonctl sim sweep
+// (make sim); these specs are the gate every change passes.
+func TestScenarios(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "scenarios on the simulation bed")
+}
+
+func seeds() int {
+	if n, err := strconv.Atoi(os.Getenv("BATON_SEEDS")); err == nil && n > 0 {
+		return n
+	}
+	return 3
+}
+
+var _ = Describe("the scenario catalogue", func() {
+	for _, sc := range scenarios.Catalogue() {
+		Describe(sc.Name, func() {
+			for seed := uint64(1); seed <= uint64(seeds()); seed++ {
+				for _, chaos := range []bool{false, true} {
+					It(fmt.Sprintf("passes on seed %d (chaos %v)", seed, chaos), func() {
+						r := sweep.One(sc, seed, chaos)
+						Expect(r.Verdict).To(Equal(reports.Passed), explain(r))
+					})
+				}
+			}
+		})
+	}
+})
+
+// explain is what a failed spec prints: the phases, the violations and the
+// command that replays the run.
+func explain(r reports.Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s seed %d %s\n", r.Scenario, r.Seed, r.Verdict)
+	for _, p := range r.Phases {
+		fmt.Fprintf(&b, "  phase %-40s ok=%v %s\n", p.Name, p.OK, p.Note)
+	}
+	for _, v := range r.Violations {
+		fmt.Fprintf(&b, "  violation (%s): %s\n", v.Invariant, v.Message)
+	}
+	fmt.Fprintf(&b, "  replay: %s\n", r.Replay)
+	return b.String()
+}

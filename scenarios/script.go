@@ -1,0 +1,139 @@
+package scenarios
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/baton-dr/baton/bed"
+	"github.com/baton-dr/baton/reports"
+	"github.com/baton-dr/baton/scenarios/workload"
+)
+
+// Script runs one scenario on one bed and records what happened.
+type Script struct {
+	Bed bed.Bed
+	App bed.App
+	// Chaos, when set, injects a partition at phase boundaries, chosen by rng.
+	Chaos  bool
+	rng    *rand.Rand
+	result *reports.Result
+}
+
+// ErrVerification: the application's data broke a volume invariant.
+var ErrVerification = errors.New("verification failed")
+
+// phase runs one named step and checks the invariants after it.
+func (s *Script) phase(name string, step func() error) error {
+	s.boundary()
+	p := reports.Phase{Name: name, Start: s.Bed.Now()}
+	err := step()
+	p.End, p.OK = s.Bed.Now(), err == nil
+	if err != nil {
+		p.Note = err.Error()
+	}
+	s.result.Phases = append(s.result.Phases, p)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if violations := s.Bed.Violations(); len(violations) > 0 {
+		return fmt.Errorf("%s: %d invariant violations, first: %s", name, len(violations), violations[0].Message)
+	}
+	return nil
+}
+
+// boundary injects, with the seed's odds, a partition that heals by itself
+// within a few minutes: the next action must complete through it.
+func (s *Script) boundary() {
+	if !s.Chaos || s.rng.IntN(3) != 0 {
+		return
+	}
+	sites := s.Bed.Sites()
+	endpoints := append([]string{"hub"}, sites...)
+	a := endpoints[s.rng.IntN(len(endpoints))]
+	b := endpoints[s.rng.IntN(len(endpoints))]
+	if a == b {
+		return
+	}
+	both := s.rng.IntN(2) == 0
+	duration := time.Duration(10+s.rng.IntN(170)) * time.Second
+	s.Bed.Partition(a, b, both)
+	s.Bed.Run(duration)
+	s.Bed.Heal(a, b)
+}
+
+// verify reads the application where it runs and judges its data. planned
+// demands that no acknowledged write was lost.
+func (s *Script) verify(planned bool) (workload.Verdict, error) {
+	v, err := s.Bed.Verify(s.App.Name)
+	if err != nil {
+		return v, err
+	}
+	return v, judge(v, planned)
+}
+
+// judge applies the volume invariants to a verdict: the data is a consistent
+// prefix of the writes, and a planned step loses no acknowledged write.
+func judge(v workload.Verdict, planned bool) error {
+	if !v.Consistent() {
+		return fmt.Errorf("%w: %s", ErrVerification, v.String())
+	}
+	if planned && v.LostAcknowledged() > 0 {
+		return fmt.Errorf("%w: a planned step lost %d acknowledged writes", ErrVerification, v.LostAcknowledged())
+	}
+	return nil
+}
+
+// relocate moves the application in a planned way and checks nothing was lost.
+func (s *Script) relocate(to string) error {
+	return s.phase("relocate to "+to, func() error {
+		from, err := s.Bed.Where(s.App.Name)
+		if err != nil {
+			return err
+		}
+		start := s.Bed.Now()
+		v, err := s.Bed.Relocate(s.App.Name, to)
+		if err != nil {
+			return err
+		}
+		s.recordFailover(v, from, to, true, start)
+		return judge(v, true)
+	})
+}
+
+// failover isolates the application's site and fails over to the other one.
+func (s *Script) failover(to string) error {
+	var from string
+	if err := s.phase("isolate the primary site", func() error {
+		var err error
+		if from, err = s.Bed.Where(s.App.Name); err != nil {
+			return err
+		}
+		for _, other := range append([]string{"hub"}, s.Bed.Sites()...) {
+			if other != from {
+				s.Bed.Partition(from, other, true)
+			}
+		}
+		return s.Bed.Run(30 * time.Second)
+	}); err != nil {
+		return err
+	}
+	return s.phase("fail over to "+to, func() error {
+		start := s.Bed.Now()
+		v, err := s.Bed.Failover(s.App.Name, to)
+		if err != nil {
+			return err
+		}
+		s.recordFailover(v, from, to, false, start)
+		return judge(v, false)
+	})
+}
+
+func (s *Script) recordFailover(v workload.Verdict, from, to string, planned bool, start time.Time) {
+	for _, vol := range v.Volumes {
+		s.result.Failovers = append(s.result.Failovers, reports.Failover{App: s.App.Name, Volume: vol.Volume,
+			From: from, To: to, Planned: planned, At: start, LostWrites: vol.Lost.Acknowledged, RPO: vol.Lost.RPO,
+			RTO: s.Bed.Now().Sub(start)})
+	}
+}

@@ -1,0 +1,55 @@
+//go:build baton_bugs
+
+package sweep_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/baton-dr/baton/reports"
+	"github.com/baton-dr/baton/scenarios"
+	"github.com/baton-dr/baton/scenarios/sweep"
+)
+
+// TestASweepCatchesDemotingTheEnd builds the driver with the first seed's bug
+// (go test -tags baton_bugs): Demote acts on the chain's end. A sweep of the
+// fail-over story must fail, each failure with the command that replays it.
+func TestASweepCatchesDemotingTheEnd(t *testing.T) {
+	sc, err := scenarios.Find("wordpress/failover")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := sweep.Run(context.Background(), sweep.Options{Scenarios: []scenarios.Scenario{sc}, FirstSeed: 1, Seeds: 5})
+	failed := 0
+	for _, r := range run.Results {
+		if r.Verdict == reports.Passed {
+			continue
+		}
+		failed++
+		if r.Replay == "" || len(r.Violations) == 0 {
+			t.Errorf("seed %d failed without a violation or a replay command", r.Seed)
+		}
+		t.Logf("seed %d caught: %s (replay: %s)", r.Seed, r.Violations[0].Message, r.Replay)
+	}
+	if failed == 0 {
+		t.Fatal("demoting the chain's end went unnoticed by five seeds of the fail-over story")
+	}
+}
+
+// TestTheReplayCommandReproducesAFailureExactly runs a caught seed again, as
+// its replay command would: the same event log, byte for byte, and the same
+// violation.
+func TestTheReplayCommandReproducesAFailureExactly(t *testing.T) {
+	sc, err := scenarios.Find("wordpress/failover")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, again := sweep.One(sc, 2, false), sweep.One(sc, 2, false)
+	if first.Verdict == reports.Passed {
+		t.Fatal("the seeded bug was not caught on seed 2")
+	}
+	if first.EventLogHash != again.EventLogHash || first.Violations[0].Message != again.Violations[0].Message {
+		t.Fatalf("replay diverged: %s %q vs %s %q", first.EventLogHash, first.Violations[0].Message,
+			again.EventLogHash, again.Violations[0].Message)
+	}
+}

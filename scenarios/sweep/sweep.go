@@ -1,0 +1,133 @@
+// Package sweep runs scenarios over ranges of seeds on the simulation bed,
+// in parallel, and gathers one reports.Run. Every run is its own world on its
+// own goroutine; results come out sorted by scenario and seed whatever the
+// number of workers, so two sweeps of the same seeds produce the same report.
+package sweep
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	bedsim "github.com/baton-dr/baton/bed/sim"
+	"github.com/baton-dr/baton/reports"
+	"github.com/baton-dr/baton/scenarios"
+	simworld "github.com/baton-dr/baton/sim"
+)
+
+// Options shape a sweep.
+type Options struct {
+	Scenarios []scenarios.Scenario
+	FirstSeed uint64
+	Seeds     int
+	Chaos     bool
+	Workers   int // default: the number of CPUs
+	// StopAfter ends the sweep early after that many failures (0: never).
+	StopAfter int
+	// Progress is called after every run with the runs done, the total and
+	// the failures so far (from the calling goroutine of that run, serialised).
+	Progress func(done, total, failed int)
+}
+
+// Replay is the command that replays one run exactly.
+func Replay(scenario string, seed uint64, chaos bool) string {
+	command := fmt.Sprintf("batonctl sim run --scenario %s --seed %d", scenario, seed)
+	if chaos {
+		command += " --chaos"
+	}
+	return command
+}
+
+// One runs one scenario on one seed; world options (a trace) go to the kernel.
+func One(sc scenarios.Scenario, seed uint64, chaos bool, world ...simworld.Option) reports.Result {
+	w, err := bedsim.New(bedsim.Options{Seed: seed, Scenario: sc.Name, World: world})
+	replay := Replay(sc.Name, seed, chaos)
+	if err != nil {
+		return reports.Result{Scenario: sc.Name, Seed: seed, Verdict: reports.Errored, Replay: replay, Error: err.Error()}
+	}
+	result := sc.Run(w, scenarios.Options{Seed: seed, Chaos: chaos, Replay: replay})
+	result.EventLogHash = w.Sim.Hash()
+	result.Syncs = w.Syncs()
+	return result
+}
+
+type job struct {
+	scenario scenarios.Scenario
+	seed     uint64
+}
+
+// Run sweeps the scenarios over the seeds.
+func Run(ctx context.Context, options Options) reports.Run {
+	workers := options.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	var jobs []job
+	for _, sc := range options.Scenarios {
+		for i := 0; i < options.Seeds; i++ {
+			jobs = append(jobs, job{scenario: sc, seed: options.FirstSeed + uint64(i)})
+		}
+	}
+	started := time.Now()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	queue := make(chan job)
+	var mu sync.Mutex
+	var results []reports.Result
+	failed := 0
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range queue {
+				r := One(j.scenario, j.seed, options.Chaos)
+				r.Timeline = trim(r)
+				mu.Lock()
+				results = append(results, r)
+				if r.Verdict != reports.Passed {
+					failed++
+					if options.StopAfter > 0 && failed >= options.StopAfter {
+						cancel()
+					}
+				}
+				if options.Progress != nil {
+					options.Progress(len(results), len(jobs), failed)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for _, j := range jobs {
+		select {
+		case queue <- j:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(queue)
+	wg.Wait()
+	slices.SortFunc(results, func(a, b reports.Result) int {
+		if a.Scenario != b.Scenario {
+			if a.Scenario < b.Scenario {
+				return -1
+			}
+			return 1
+		}
+		return int(a.Seed) - int(b.Seed)
+	})
+	return reports.Run{Name: "sim sweep", Bed: "sim", Started: started, Duration: time.Since(started), Results: results}
+}
+
+// trim keeps the timeline of failed runs only: a passed run replays from its
+// seed, and a thousand timelines would make the report heavy.
+func trim(r reports.Result) []reports.Event {
+	if r.Verdict == reports.Passed {
+		return nil
+	}
+	return r.Timeline
+}
