@@ -20,13 +20,23 @@ const awaitTimeout = 3 * time.Minute
 type Site struct {
 	t      *testing.T
 	guests *Guests
+	cuts   map[[2]string]bool // node, peer: the node drops the peer's packets
 }
 
 var _ replicatortest.Site = (*Site)(nil)
 
-// NewSite is a site for one test; volumes it creates are destroyed at the
-// test's end.
-func NewSite(t *testing.T, guests *Guests) *Site { return &Site{t: t, guests: guests} }
+// NewSite is a site for one test. The guests outlive it, so what the test
+// leaves is undone at its end: volumes it created are destroyed and
+// partitions it did not heal are healed (a simulated site is simply dropped).
+func NewSite(t *testing.T, guests *Guests) *Site {
+	s := &Site{t: t, guests: guests, cuts: map[[2]string]bool{}}
+	t.Cleanup(func() {
+		for cut := range s.cuts {
+			s.mend(cut[0], cut[1])
+		}
+	})
+	return s
+}
 
 func (s *Site) Nodes() []string {
 	var names []string
@@ -82,13 +92,19 @@ func (s *Site) cut(node, peer string) {
 	if err := n.Cmder.Command(ctx, "nft", "-f", "-").SetStdin(strings.NewReader(rules)).Run(); err != nil {
 		s.t.Fatalf("cutting %s off %s: %v", peer, node, err)
 	}
+	s.cuts[[2]string{node, peer}] = true
 }
 
 func (s *Site) mend(node, peer string) {
+	if !s.cuts[[2]string{node, peer}] {
+		return
+	}
 	n, ip := s.guests.Node(node), s.guests.Node(peer).DataIP
 	if _, err := n.Output("nft", "delete", "table", "inet", cutTable(ip)); err != nil {
-		s.t.Fatalf("mending %s to %s: %v", node, peer, err)
+		s.t.Errorf("mending %s to %s: %v", node, peer, err)
+		return
 	}
+	delete(s.cuts, [2]string{node, peer})
 }
 
 // Await polls cond until it holds or awaitTimeout passes.
