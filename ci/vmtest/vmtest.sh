@@ -55,9 +55,14 @@ log "building the test binaries"
 (
 	cd "$repo"
 	export CGO_ENABLED=0
-	go test -c -o "$share/bin/zfs.test" ./node/zfs
-	go test -c -o "$share/bin/drbd.test" ./node/drbd
-	go test -c -o "$share/bin/integration.test" ./ci/vmtest/integration
+	# Each test binary runs in a directory of its own with its package's
+	# testdata, as go test runs it in the package's directory.
+	for pkg in node/zfs node/drbd ci/vmtest/integration; do
+		dir=$share/pkg/$(basename "$pkg")
+		mkdir -p "$dir"
+		go test -c -o "$dir/$(basename "$pkg").test" "./$pkg"
+		if [ -d "$pkg/testdata" ]; then cp -r "$pkg/testdata" "$dir/"; fi
+	done
 	go build -o "$share/bin/guestd" ./ci/vmtest/guestd
 )
 cp "$here/guest/run-nodea.sh" "$here/guest/run-nodeb.sh" "$share/"
