@@ -140,6 +140,8 @@ log "guests stopped"
 
 grep -a -h '^vmtest:' "$run/nodea.console" "$run/nodeb.console" >&2 || true
 failed=0
+passed_binaries=0
+failed_binaries=0
 for binary in zfs drbd integration; do
 	out=$share/results/$binary.out
 	rc=$(cat "$share/results/$binary.rc" 2>/dev/null || echo missing)
@@ -150,8 +152,14 @@ for binary in zfs drbd integration; do
 		echo "(no output: see the consoles; BATON_VMTEST_KEEP=1 keeps them)"
 		tail -30 "$run/nodea.console" || true
 	fi
-	[ "$rc" = 0 ] || failed=1
+	if [ "$rc" = 0 ]; then
+		passed_binaries=$((passed_binaries + 1))
+	else
+		failed=1
+		failed_binaries=$((failed_binaries + 1))
+	fi
 done
+echo "vmtest: $passed_binaries passed, $failed_binaries failed"
 if [ "$failed" = 1 ] && [ "${BATON_VMTEST_KEEP:-}" != 1 ]; then
 	mkdir -p "$cache/failed"
 	rm -rf "$cache/failed/last"
