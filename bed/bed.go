@@ -68,6 +68,10 @@ type Bed interface {
 	Verify(app string) (workload.Verdict, error)
 	// Where tells on which site the application runs now.
 	Where(app string) (string, error)
+	// Pod tells on which node of its site the application's pod runs.
+	Pod(app string) (node string, err error)
+	// Nodes lists a site's storage nodes.
+	Nodes(site string) []string
 
 	// Partition cuts a from b (scoped names: "site-a", "site-a/node-1", "hub").
 	Partition(a, b string, bothWays bool)

@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	bedsim "github.com/baton-dr/baton/bed/sim"
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/scenarios"
 	"github.com/baton-dr/baton/scenarios/sweep"
@@ -42,6 +43,22 @@ var _ = Describe("the scenario catalogue", func() {
 					})
 				}
 			}
+		})
+	}
+})
+
+// The same stories with every site's records in CRDs, through the site
+// operator's CRD-backed store over a per-site fake API server: what the sweeps
+// keep in memory for speed, the operator keeps in Kubernetes objects.
+var _ = Describe("the scenario catalogue on CRD-backed records", func() {
+	for _, name := range []string{"wordpress/failover"} {
+		It(name+" passes on seed 1 (chaos true)", func() {
+			sc, err := scenarios.Find(name)
+			Expect(err).NotTo(HaveOccurred())
+			w, err := bedsim.New(bedsim.Options{Seed: 1, Scenario: name, Records: bedsim.CRDRecords})
+			Expect(err).NotTo(HaveOccurred())
+			r := sc.Run(w, scenarios.Options{Seed: 1, Chaos: true, Replay: sweep.Replay(name, 1, true)})
+			Expect(r.Verdict).To(Equal(reports.Passed), explain(r))
 		})
 	}
 })

@@ -43,24 +43,47 @@ func (s *Script) phase(name string, step func() error) error {
 	return nil
 }
 
-// boundary injects, with the seed's odds, a partition that heals by itself
-// within a few minutes: the next action must complete through it.
+// boundary injects, with the seed's odds, one fault that ends by itself
+// within a few minutes -- the next action must complete through it: a
+// partition between two of the hub and the sites, a crash and restart of a
+// site's operator, or of a storage node that does not run the application's
+// pod (rescheduling a pod off a crashed node is not modelled yet).
 func (s *Script) boundary() {
 	if !s.Chaos || s.rng.IntN(3) != 0 {
 		return
 	}
 	sites := s.Bed.Sites()
-	endpoints := append([]string{"hub"}, sites...)
-	a := endpoints[s.rng.IntN(len(endpoints))]
-	b := endpoints[s.rng.IntN(len(endpoints))]
-	if a == b {
-		return
-	}
-	both := s.rng.IntN(2) == 0
 	duration := time.Duration(10+s.rng.IntN(170)) * time.Second
-	s.Bed.Partition(a, b, both)
-	s.Bed.Run(duration)
-	s.Bed.Heal(a, b)
+	switch s.rng.IntN(4) {
+	case 0, 1:
+		endpoints := append([]string{"hub"}, sites...)
+		a, b := endpoints[s.rng.IntN(len(endpoints))], endpoints[s.rng.IntN(len(endpoints))]
+		if a == b {
+			return
+		}
+		s.Bed.Partition(a, b, s.rng.IntN(2) == 0)
+		s.Bed.Run(duration)
+		s.Bed.Heal(a, b)
+	case 2:
+		site := sites[s.rng.IntN(len(sites))]
+		s.Bed.CrashController(site)
+		s.Bed.Run(duration)
+		s.Bed.RestartController(site)
+	case 3:
+		site := sites[s.rng.IntN(len(sites))]
+		nodes := s.Bed.Nodes(site)
+		node := nodes[s.rng.IntN(len(nodes))]
+		if where, _ := s.Bed.Where(s.App.Name); where == site {
+			if pod, _ := s.Bed.Pod(s.App.Name); pod == node {
+				return
+			}
+		}
+		s.Bed.CrashNode(site, node)
+		s.Bed.Run(duration)
+		if err := s.Bed.RestartNode(site, node); err != nil {
+			s.result.Phases = append(s.result.Phases, reports.Phase{Name: "restart " + node, OK: false, Note: err.Error()})
+		}
+	}
 }
 
 // verify reads the application where it runs and judges its data. planned

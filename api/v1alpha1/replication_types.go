@@ -231,6 +231,14 @@ type CycleReceiver struct {
 	// +kubebuilder:validation:MaxLength=255
 	// +optional
 	Address string `json:"address,omitempty"`
+
+	// Token authorises this site's streams into the target's replica: a
+	// capability the target derived for this one source (HMAC of its own
+	// cluster secret), not the cluster secret itself. It is never logged;
+	// who may read Replications in the operator's namespace may ship into
+	// the replica, so that namespace's read access is the operator's alone.
+	// +optional
+	Token string `json:"token,omitempty"`
 }
 
 // ReplicationCycle is the storage core's record of one pairing

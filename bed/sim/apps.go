@@ -19,7 +19,7 @@ import (
 // Timings of the applications and of the DR machinery around them.
 const (
 	// stepPeriod is how often an application performs one operation.
-	stepPeriod = 500 * time.Millisecond
+	stepPeriod = time.Second
 	// vrPeriod is how often each site's csi-addons controller looks at its
 	// VolumeReplications (each VR also says when it wants to be called again).
 	vrPeriod = 5 * time.Second
@@ -350,6 +350,27 @@ func (w *World) Where(name string) (string, error) {
 		return "", fmt.Errorf("application %q is not running", name)
 	}
 	return a.site, nil
+}
+
+// Pod tells on which node the application's pod runs.
+func (w *World) Pod(name string) (string, error) {
+	a, err := w.app(name)
+	if err != nil {
+		return "", err
+	}
+	if a.node == nil {
+		return "", fmt.Errorf("application %q is not running", name)
+	}
+	return a.node.Name, nil
+}
+
+// Nodes lists a site's storage nodes.
+func (w *World) Nodes(site string) []string {
+	var out []string
+	for _, n := range w.Site(site).Nodes {
+		out = append(out, n.Name)
+	}
+	return out
 }
 
 // Verify reads the application's volumes where it runs.

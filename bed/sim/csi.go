@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path"
-	"slices"
 
 	"github.com/baton-dr/baton/controllers/storageapi"
 	"github.com/baton-dr/baton/csi"
@@ -139,13 +138,3 @@ func (m *mounter) Stats(context.Context, string) (csi.VolumeStats, error) {
 func (m *mounter) MakeDir(p string) error  { m.paths[path.Clean(p)] = true; return nil }
 func (m *mounter) MakeFile(p string) error { m.paths[path.Clean(p)] = true; return nil }
 func (m *mounter) Remove(p string) error   { delete(m.paths, path.Clean(p)); return nil }
-
-// mountedSources lists what is mounted, sorted (for tests and reports).
-func (m *mounter) mountedSources() []string {
-	var out []string
-	for _, source := range m.mounts {
-		out = append(out, source)
-	}
-	slices.Sort(out)
-	return out
-}

@@ -21,7 +21,7 @@ type Site struct {
 	Control *site.Site
 	// API is the operator's storage API (what its HTTPS server serves).
 	API   *storageapi.Local
-	Store *site.MemoryStore
+	Store site.Store
 	// peers is filled once every site exists.
 	peers map[chain.ClusterID]storageapi.Cluster
 	Nodes []*Node
@@ -59,7 +59,15 @@ type Node struct {
 func (s *Site) Operator() string { return s.Name + "/controller" }
 
 func newSite(w *World, name string, cluster chain.ClusterID) (*Site, error) {
-	s := &Site{Name: name, Cluster: cluster, Store: site.NewMemoryStore(), ControllerUp: true, world: w,
+	var nodeNames []string
+	for i := 1; i <= w.options.NodesPerSite; i++ {
+		nodeNames = append(nodeNames, fmt.Sprintf("node-%d", i))
+	}
+	store, err := newStore(w.options.Records, name, cluster, nodeNames)
+	if err != nil {
+		return nil, err
+	}
+	s := &Site{Name: name, Cluster: cluster, Store: store, ControllerUp: true, world: w,
 		peers: map[chain.ClusterID]storageapi.Cluster{}}
 	ids, tokenKey := w.Sim.Rand("ids/"+name), w.Sim.Rand("tokens/"+name).Uint64()
 	control, err := site.New(site.Config{Cluster: cluster, Interval: w.options.ReplicationInterval, Retention: 3,
@@ -74,8 +82,8 @@ func newSite(w *World, name string, cluster chain.ClusterID) (*Site, error) {
 	}
 	s.Control, s.API = control, storageapi.NewLocal(control)
 	var fabric []drbd.NodeOptions
-	for i := 1; i <= w.options.NodesPerSite; i++ {
-		n := &Node{Name: fmt.Sprintf("node-%d", i), Up: true, site: s}
+	for _, nodeName := range nodeNames {
+		n := &Node{Name: nodeName, Up: true, site: s}
 		n.Endpoint = name + "/" + n.Name
 		n.Pool = simzfs.New(simzfs.Options{Name: "tank", SizeBytes: w.options.PoolBytes, BlockSizeBytes: 4096,
 			Seed: w.Sim.Rand("guids/" + n.Endpoint).Uint64()})

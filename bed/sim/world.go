@@ -28,7 +28,10 @@ type Options struct {
 	// WithoutDRBD runs one replica per volume on the pool's own device, as the
 	// btrfs mode does on hosts without DRBD.
 	WithoutDRBD bool
-	World       []simworld.Option
+	// Records is where each site keeps its records: in memory, or in CRDs as
+	// the site operator does.
+	Records Records
+	World   []simworld.Option
 }
 
 func (o Options) withDefaults() Options {

@@ -2,34 +2,63 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
+	"os/signal"
+	"syscall"
 )
 
-const usage = `Usage: baton-node [flags]
+const usage = `Usage: baton-node --node NAME --secret-file FILE --backend btrfs|zfs [flags]
 
-The node agent of one storage node. It reconciles the node's share of volumes
-on the local pool (ZFS, or btrfs where the host lacks the ZFS module) and DRBD,
-ships snapshot streams to the peer site, reports the node's status, and adopts
-what already exists after a restart instead of re-creating it.
+The node agent of one storage node. Every --interval it fetches the node's
+spec from its site's storage API (HTTPS, the cluster secret as bearer token),
+converges the node on it -- volumes on the local pool (ZFS, or btrfs where the
+host lacks the ZFS module), DRBD, snapshots, the snapshot streams to ship to
+the peer site -- and reports what the node holds. It serves the streams peer
+sites ship to it (TLS 1.3, each stream authorised by its replica's token).
+
+A pool that exists is adopted, never reformatted; a volume the node held
+before and no longer finds is reported, never re-created empty. When the
+storage API cannot be reached the node keeps what it has. SIGTERM finishes
+the pass in progress, closes the stream server, and closes the pool
+(unmounting it and detaching its loop devices) unless a volume is in use.
+
+--secret-file holds the clusters document of the CSI secret ("clusters" key:
+{"clusters":[{"cluster_id","cluster_endpoint","cluster_secret","local"}]});
+the node serves its local cluster. Logs are JSON on stderr and never carry a
+secret or a stream token.
 
 Flags:
 `
 
 func main() {
-	flags := flag.NewFlagSet("baton-node", flag.ContinueOnError)
-	flags.Usage = func() {
-		fmt.Fprint(flags.Output(), usage)
-		flags.PrintDefaults()
-	}
-	if err := flags.Parse(os.Args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			os.Exit(0)
-		}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := run(ctx, os.Args[1:], os.Stderr)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		os.Exit(0)
+	case errors.Is(err, errUsage):
 		os.Exit(2)
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "baton-node:", err)
+		os.Exit(1)
 	}
-	fmt.Fprintln(os.Stderr, "baton-node: the node agent has not landed yet (issue 7)")
-	os.Exit(1)
+}
+
+// errUsage reports flags that did not parse or do not fit together (the
+// reason was printed).
+var errUsage = errors.New("usage")
+
+// run parses the flags and runs the node agent until ctx ends.
+func run(ctx context.Context, args []string, stderr io.Writer) error {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	return serve(ctx, o, stderr)
 }

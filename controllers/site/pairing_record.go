@@ -71,7 +71,7 @@ func pairingCycle(p core.Pairing) (*v1.ReplicationCycle, error) {
 			TakenAt: v1.NewTimestamp(s.TakenAt), ShippedAt: v1.NewTimestamp(s.ShippedAt)})
 	}
 	for _, r := range p.Receivers {
-		c.Receivers = append(c.Receivers, v1.CycleReceiver{Node: r.Node, Address: r.Address})
+		c.Receivers = append(c.Receivers, v1.CycleReceiver{Node: r.Node, Address: r.Address, Token: r.Token})
 	}
 	return c, nil
 }
@@ -138,7 +138,7 @@ func readPairing(o *v1.Replication) (core.Pairing, error) {
 		Failures: int(c.Failures), LastError: c.LastError,
 	}}
 	for _, r := range c.Receivers {
-		p.Receivers = append(p.Receivers, core.Receiver{Node: r.Node, Address: r.Address})
+		p.Receivers = append(p.Receivers, core.Receiver{Node: r.Node, Address: r.Address, Token: r.Token})
 	}
 	return p, readCycleTimes(&p, c)
 }

@@ -104,3 +104,21 @@ func (d *device) Close() error {
 	}
 	return err
 }
+
+// DevicePath is the loop device a volume's open Devices use: the block
+// device a consumer outside the pool stages (the CSI node plugin, through the
+// link the node agent keeps per volume). It stays valid while the caller
+// holds a Device of the volume open: the last Close detaches it. A volume
+// with no Device open is ErrNotFound.
+func (p *Pool) DevicePath(volume string) (string, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err := p.usable(); err != nil {
+		return "", err
+	}
+	a, ok := p.attached[volume]
+	if !ok || a.opens == 0 {
+		return "", refuse(backend.ErrNotFound, "volume '%s' is not open", volume)
+	}
+	return a.device, nil
+}

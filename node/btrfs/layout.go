@@ -56,3 +56,7 @@ func (l layout) relative(path string) string {
 	}
 	return rel
 }
+
+// ImagePath is the image file of the pool in dir: what node discovery reports
+// as the node's loop file.
+func ImagePath(dir string) string { return layout{dir: dir}.image() }

@@ -30,6 +30,15 @@ type Options struct {
 	// Progress is called after every run with the runs done, the total and
 	// the failures so far (from the calling goroutine of that run, serialised).
 	Progress func(done, total, failed int)
+	// SeedMajor runs every scenario on a seed before the next seed (chaos
+	// runs, whose budget may end them anywhere); otherwise each scenario's
+	// seeds run in turn.
+	SeedMajor bool
+	// Skip leaves out runs done before (a resumed chaos run).
+	Skip func(scenario string, seed uint64) bool
+	// OnResult sees every result as it comes (serialised), e.g. to keep a
+	// resumable journal.
+	OnResult func(reports.Result)
 }
 
 // Replay is the command that replays one run exactly.
@@ -66,9 +75,23 @@ func Run(ctx context.Context, options Options) reports.Run {
 		workers = runtime.NumCPU()
 	}
 	var jobs []job
-	for _, sc := range options.Scenarios {
+	add := func(sc scenarios.Scenario, i int) {
+		seed := options.FirstSeed + uint64(i)
+		if options.Skip == nil || !options.Skip(sc.Name, seed) {
+			jobs = append(jobs, job{scenario: sc, seed: seed})
+		}
+	}
+	if options.SeedMajor {
 		for i := 0; i < options.Seeds; i++ {
-			jobs = append(jobs, job{scenario: sc, seed: options.FirstSeed + uint64(i)})
+			for _, sc := range options.Scenarios {
+				add(sc, i)
+			}
+		}
+	} else {
+		for _, sc := range options.Scenarios {
+			for i := 0; i < options.Seeds; i++ {
+				add(sc, i)
+			}
 		}
 	}
 	started := time.Now()
@@ -88,6 +111,9 @@ func Run(ctx context.Context, options Options) reports.Run {
 				r.Timeline = trim(r)
 				mu.Lock()
 				results = append(results, r)
+				if options.OnResult != nil {
+					options.OnResult(r)
+				}
 				if r.Verdict != reports.Passed {
 					failed++
 					if options.StopAfter > 0 && failed >= options.StopAfter {

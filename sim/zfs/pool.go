@@ -70,6 +70,10 @@ type snapshot struct {
 	// changes in place, it is never cached.
 	unique          uint64
 	uniqueNeighbour [2]*node
+	// uniqueAgainstTxg is the head's modifiedTxg the figure of the newest
+	// snapshot was computed against: the head changes in place, its txg
+	// tells when.
+	uniqueAgainstTxg uint64
 }
 
 // New creates an empty pool. It panics on options no pool can have.
@@ -256,9 +260,9 @@ func (v *volume) snapshotUniqueBytes(i int) uint64 {
 	frozen := i+1 < len(v.snapshots)
 	if frozen {
 		after = v.snapshots[i+1].root
-		if s.uniqueNeighbour == [2]*node{before, after} {
-			return s.unique
-		}
+	}
+	if s.uniqueNeighbour == [2]*node{before, after} && (frozen || s.uniqueAgainstTxg == v.modifiedTxg) {
+		return s.unique
 	}
 	var total uint64
 	diff(before, s.root, topLevel, 0, func(index uint64, b *block) {
@@ -266,9 +270,7 @@ func (v *volume) snapshotUniqueBytes(i int) uint64 {
 			total += uint64(len(b.data))
 		}
 	})
-	if frozen {
-		s.unique, s.uniqueNeighbour = total, [2]*node{before, after}
-	}
+	s.unique, s.uniqueNeighbour, s.uniqueAgainstTxg = total, [2]*node{before, after}, v.modifiedTxg
 	return total
 }
 
