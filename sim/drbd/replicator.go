@@ -83,7 +83,7 @@ func (v *nodeView) CreateMetadata(config backend.ResourceConfig) error {
 		return backend.Refusal(backend.ErrRefused, "drbdmeta",
 			"You want me to create a v09 style flexible-size internal meta data block.\n"+
 				"There appears to be a v09 flexible-size internal meta data block already in place on %s at byte offset %d\n"+
-				"Do you really want to overwrite the existing meta-data?\nOperation canceled.",
+				"Do you really want to overwrite the existing meta-data?\nstdin not a TTY, not waiting for confirmation\nOperation cancelled.",
 			self.Volume, attachment.usableBytes)
 	}
 	sb := superblock{origin: v.c.mint.origin, serial: v.c.mint.next(), disk: backend.Inconsistent, sizeBytes: attachment.sizeBytes}

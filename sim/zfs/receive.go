@@ -33,7 +33,6 @@ type receivePlan struct {
 	context string    // how zfs words a refusal of this kind of stream
 	target  *volume   // the volume an incremental stream extends
 	origin  *snapshot // the snapshot a clone stream is cloned from
-	skip    bool      // the volume holds the stream's snapshot already
 }
 
 // Receive applies a stream to a volume, all or nothing: the stream is read
@@ -60,9 +59,6 @@ func (p *Pool) Receive(volumeName string, r io.Reader) error {
 	records, err := source.body(h)
 	if err != nil {
 		return backend.Refusal(backend.ErrInvalid, tool, "%s: %v", plan.context, err)
-	}
-	if plan.skip {
-		return nil // `zfs recv` consumes and ignores a snapshot it holds
 	}
 	return p.applyReceive(volumeName, h, plan, records)
 }
@@ -96,13 +92,9 @@ func (p *Pool) planReceive(name string, h streamHeader) (receivePlan, error) {
 		return plan, p.checkStreamFits(plan, h, plan.origin)
 	}
 	plan.target = v
+	// zfs 2.1 refuses a snapshot the volume holds, even the very one the
+	// stream carries (same GUID): only replication (-R) streams skip those.
 	if v.findSnapshot(h.snapshot) != nil {
-		for _, s := range v.snapshots {
-			if s.guid == h.snapshotGUID {
-				plan.skip = true
-				return plan, nil
-			}
-		}
 		return plan, backend.Refusal(backend.ErrExists, tool, "cannot restore to %s: destination already exists", destination)
 	}
 	return plan, p.checkIncremental(plan, v, h)

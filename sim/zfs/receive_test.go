@@ -27,15 +27,20 @@ func sameContent(t *testing.T, p *Pool, volume string, q *Pool, other string) {
 	}
 }
 
-// TestRepeatedDeltaIsConsumed: `zfs recv` of a snapshot the volume already
-// holds (same GUID) consumes the stream and succeeds, changing nothing.
-func TestRepeatedDeltaIsConsumed(t *testing.T) {
+// TestRepeatedDeltaIsRefused: `zfs recv` of a snapshot the volume already
+// holds, even the same one (same GUID), is refused and changes nothing, as
+// zfs 2.1.11 does in `make vmtest` ("cannot restore to tank/r@s2:
+// destination already exists").
+func TestRepeatedDeltaIsRefused(t *testing.T) {
 	a, b := replicatedPair(t)
 	mustDo(t, write(a, "v", 8192, 10))
 	mustDo(t, a.Snapshot("v", "s2"))
 	mustDo(t, b.Receive("r", sendOf(t, a, "v", "s1", "s2")))
 	before := allocated(t, b)
-	mustDo(t, b.Receive("r", sendOf(t, a, "v", "s1", "s2")))
+	err := b.Receive("r", sendOf(t, a, "v", "s1", "s2"))
+	if !errors.Is(err, backend.ErrExists) {
+		t.Fatalf("a repeated delta: %v, want ErrExists", err)
+	}
 	if allocated(t, b) != before || len(b.volumes["r"].snapshots) != 2 {
 		t.Fatal("a repeated delta changed the replica")
 	}

@@ -101,7 +101,7 @@ type Pool interface {
 	// missing volume creates it as a clone of the pool's snapshot with the
 	// base's GUID (ErrNoBase without one); into an existing volume it is
 	// ErrExists. Receiving a snapshot the volume already holds (same GUID)
-	// changes nothing and either succeeds (zfs) or is ErrExists.
+	// changes nothing: zfs refuses it (ErrExists), another tool may succeed.
 	Receive(volume string, stream io.Reader) error
 
 	// Volume describes one volume; Volumes all of them, sorted by name.

@@ -77,7 +77,8 @@ func testSendReceiveFullAndIncremental(t *testing.T, newPool newPoolFunc) {
 		wantGUIDsMatch(t, snapshots(t, rep.a, "v"), snapshots(t, rep.b, "r"))
 	}
 	// A retried receive of a delta already applied changes nothing: zfs
-	// consumes it as a snapshot it holds, other tools refuse with ErrExists.
+	// refuses it with ErrExists ("cannot restore to ...: destination already
+	// exists"), another tool may consume it.
 	err := rep.b.Receive("r", bytes.NewReader(send(t, rep.a, "v", "s2", "s3")))
 	if err != nil && !errors.Is(err, backend.ErrExists) {
 		t.Fatalf("a repeated incremental receive: %v, want success or ErrExists", err)

@@ -1,0 +1,158 @@
+package drbd
+
+import (
+	"path"
+	"slices"
+
+	"github.com/baton-dr/baton/storage/backend"
+)
+
+// Up writes the resource file and brings the resource up (`drbdadm up`:
+// attach the volume, connect to the peers). On a resource that is up already
+// it changes nothing: the same configuration is success, a different one
+// (port, minor, disk, peers) is ErrRefused -- a live resource never moves
+// behind its peers' backs. An up that fails halfway is taken down again, so
+// that no half-configured resource (say, diskless after a failed attach)
+// passes for a running one.
+func (r *Replicator) Up(config backend.ResourceConfig) error {
+	self, err := checkConfig(config, r.options.Node, r.version)
+	if err != nil {
+		return err
+	}
+	live, up, err := r.live(config.Name)
+	if err != nil {
+		return err
+	}
+	if up {
+		return r.sameAsLive(config, self, live)
+	}
+	if err := r.writeConfig(config); err != nil {
+		return err
+	}
+	if _, err := r.drbdadm(nil, "up", config.Name); err != nil {
+		if _, up, _ := r.live(config.Name); up {
+			_ = r.run("drbdsetup", "down", config.Name)
+		}
+		return err
+	}
+	return nil
+}
+
+// sameAsLive refuses a configuration the running resource does not match, in
+// the words drbdsetup would use had baton asked it to apply the change.
+func (r *Replicator) sameAsLive(config backend.ResourceConfig, self backend.ResourceNode, live liveConfig) error {
+	want, _ := splitAddress(self.Address)
+	disk := ""
+	if self.Volume != "" {
+		disk = r.options.Backing(self.Volume)
+	}
+	var peers, livePeers []string
+	for _, n := range config.Nodes {
+		if n.Node != self.Node {
+			a, _ := splitAddress(n.Address)
+			peers = append(peers, a.String())
+		}
+	}
+	for _, a := range live.peerAddresses {
+		livePeers = append(livePeers, a.String())
+	}
+	slices.Sort(peers)
+	slices.Sort(livePeers)
+	switch {
+	case live.minor != config.Minor:
+		return backend.Refusal(backend.ErrRefused, "drbdsetup",
+			"%d: Failure: (161) Minor or volume exists already (delete it first) (running minor %d, asked %d)",
+			config.Minor, live.minor, config.Minor)
+	case live.local != want:
+		return backend.Refusal(backend.ErrRefused, "drbdsetup",
+			"%s: Failure: (125) Device has a net-config (use disconnect first) (running %s, asked %s)",
+			config.Name, live.local, want)
+	case live.disk != disk:
+		return backend.Refusal(backend.ErrRefused, "drbdsetup",
+			"%d: Failure: (124) Device is attached to a disk (use detach first) (running %q, asked %q)",
+			live.minor, live.disk, disk)
+	case !slices.Equal(peers, livePeers):
+		return backend.Refusal(backend.ErrRefused, "drbdsetup",
+			"%s: Failure: (125) Device has a net-config (use disconnect first) (running peers %v, asked %v)",
+			config.Name, livePeers, peers)
+	}
+	return nil
+}
+
+// configuredNodes reads the nodes of a resource from its file as drbdadm
+// understands it (`drbdadm dump`); nil when there is no file to read.
+func (r *Replicator) configuredNodes(resource string) []backend.ResourceNode {
+	out, err := r.drbdadm(nil, "dump", resource)
+	if err != nil {
+		return nil
+	}
+	nodes, err := parseDump(string(out))
+	if err != nil {
+		return nil
+	}
+	return nodes
+}
+
+// Show reports the configuration the kernel runs: minor, port and addresses
+// from `drbdsetup show`, node names from the resource file (DRBD 8.4's kernel
+// knows addresses, not names).
+func (r *Replicator) Show(resource string) (backend.ResourceConfig, error) {
+	live, up, err := r.live(resource)
+	if err != nil {
+		return backend.ResourceConfig{}, err
+	}
+	if !up {
+		return backend.ResourceConfig{}, noSuchResource(resource)
+	}
+	config := backend.ResourceConfig{Name: resource, Minor: live.minor, Port: live.local.port}
+	selfVolume := ""
+	if live.disk != "" {
+		selfVolume = path.Base(live.disk)
+	}
+	config.Nodes = append(config.Nodes, backend.ResourceNode{Node: r.options.Node, Address: live.local.hostPort(), Volume: selfVolume})
+	named := r.configuredNodes(resource)
+	for _, a := range live.peerAddresses {
+		peer := backend.ResourceNode{Node: a.hostPort(), Address: a.hostPort()}
+		for _, n := range named {
+			if n.Address == a.hostPort() {
+				peer.Node, peer.Volume = n.Node, n.Volume
+			}
+		}
+		config.Nodes = append(config.Nodes, peer)
+	}
+	for i := range config.Nodes {
+		for _, n := range named {
+			if n.Node == config.Nodes[i].Node {
+				config.Nodes[i].NodeID = n.NodeID
+			}
+		}
+	}
+	slices.SortFunc(config.Nodes, func(a, b backend.ResourceNode) int { return int(a.NodeID) - int(b.NodeID) })
+	return config, nil
+}
+
+// Status reports the resource's state on this node (`drbdsetup status
+// --verbose --statistics`), its peers named from the resource file.
+func (r *Replicator) Status(resource string) (backend.ResourceStatus, error) {
+	if !safeName.MatchString(resource) {
+		return backend.ResourceStatus{}, noSuchResource(resource)
+	}
+	out, err := r.output(nil, "drbdsetup", "status", resource, "--verbose", "--statistics", "--color=never")
+	if err != nil {
+		return backend.ResourceStatus{}, err
+	}
+	live, err := parseStatus(out)
+	if err != nil {
+		return backend.ResourceStatus{}, err
+	}
+	var peers []backend.ResourceNode
+	if nodes := r.configuredNodes(resource); nodes != nil {
+		peers = []backend.ResourceNode{}
+		for _, n := range nodes {
+			if n.Node != r.options.Node {
+				peers = append(peers, n)
+			}
+		}
+	}
+	return resourceStatus(live, peers, r.version), nil
+}

@@ -1,0 +1,47 @@
+package drbd
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Version is the DRBD kernel module's generation: the tools take different
+// configuration files and print different status for each.
+type Version uint8
+
+const (
+	// V84 is DRBD 8.4: two nodes per resource, `drbdsetup status` names the
+	// one connection "peer", `drbdsetup show` prints _this_host/_remote_host.
+	V84 Version = iota + 1
+	// V9 is DRBD 9: a mesh of up to 32 nodes with node-ids. Not driven yet:
+	// its resource file (node-id, connection-mesh) and `show` layout
+	// (connection { path { ... } }) are the parts still to write.
+	V9
+)
+
+func (v Version) String() string {
+	switch v {
+	case V84:
+		return "8.4"
+	case V9:
+		return "9"
+	}
+	return "Version(?)"
+}
+
+// parseProcVersion reads the module's version from /proc/drbd's first line:
+// "version: 8.4.11 (api:1/proto:86-101)".
+func parseProcVersion(procDRBD []byte) (Version, error) {
+	first, _, _ := strings.Cut(string(procDRBD), "\n")
+	rest, ok := strings.CutPrefix(first, "version: ")
+	if !ok {
+		return 0, fmt.Errorf("/proc/drbd does not start with its version: %q", first)
+	}
+	switch {
+	case strings.HasPrefix(rest, "8.4."):
+		return V84, nil
+	case strings.HasPrefix(rest, "9."):
+		return V9, nil
+	}
+	return 0, fmt.Errorf("DRBD %q is neither 8.4 nor 9", rest)
+}
