@@ -24,6 +24,9 @@ type options struct {
 	backend         string
 	poolDir         string
 	poolSizeBytes   uint64
+	zfsDataset      string
+	zfsPoolFile     string
+	drbdConfigDir   string
 	deviceDir       string
 	streamAddress   string
 	streamCert      string
@@ -53,7 +56,10 @@ func parseFlags(args []string, output io.Writer) (options, error) {
 	flags.DurationVar(&o.callTimeout, "call-timeout", storageapi.DefaultCallTimeout, "deadline of each storage API call")
 	flags.StringVar(&o.backend, "backend", "", "the node's storage: btrfs (a loop-backed btrfs pool, one replica per site) or zfs (ZFS and DRBD) (required)")
 	flags.StringVar(&o.poolDir, "pool-dir", "", "btrfs: absolute directory of the pool's image (pool.img) and mount point; an existing pool is adopted")
-	flags.Uint64Var(&o.poolSizeBytes, "pool-size-bytes", 0, "btrfs: size of the sparse image created when --pool-dir holds none; 0 only adopts")
+	flags.Uint64Var(&o.poolSizeBytes, "pool-size-bytes", 0, "btrfs: size of the sparse image created when --pool-dir holds none; 0 only adopts (zfs: the size of --zfs-pool-file)")
+	flags.StringVar(&o.zfsDataset, "zfs-dataset", "", "zfs: the dataset holding the node's zvols, e.g. tank/baton (its pool must exist, or come from --zfs-pool-file)")
+	flags.StringVar(&o.zfsPoolFile, "zfs-pool-file", "", "zfs: a sparse file the dataset's pool lives on (the beds); created with --pool-size-bytes when missing, an existing pool is imported or adopted, never re-created")
+	flags.StringVar(&o.drbdConfigDir, "drbd-config-dir", "", "zfs: where DRBD resource files go (default /var/lib/baton/drbd); the node's name must equal its hostname, as drbdadm matches them")
 	flags.StringVar(&o.deviceDir, "device-dir", "",
 		"btrfs: directory of the links <dataset> -> the volume's loop device that baton-csi --devices links reads; empty keeps none")
 	flags.StringVar(&o.streamAddress, "stream-address", "", "address to take peer sites' snapshot streams on (TLS); empty takes none")
@@ -99,6 +105,12 @@ func (o *options) validate(output io.Writer) error {
 			problem("--backend btrfs needs --pool-dir, an absolute directory")
 		}
 	case "zfs":
+		if o.zfsDataset == "" {
+			problem("--backend zfs needs --zfs-dataset")
+		}
+		if o.zfsPoolFile != "" && !filepath.IsAbs(o.zfsPoolFile) {
+			problem("--zfs-pool-file %q is not an absolute path", o.zfsPoolFile)
+		}
 	default:
 		problem("--backend %q: want btrfs or zfs", o.backend)
 	}

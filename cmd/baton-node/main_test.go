@@ -72,11 +72,16 @@ func TestBadFlagsAreRefused(t *testing.T) {
 	}
 }
 
-func TestZFSWaitsForNodeZFS(t *testing.T) {
+func TestZFSNeedsItsDataset(t *testing.T) {
 	var out bytes.Buffer
 	err := run(context.Background(), []string{"--node", "n1", "--secret-file", "/nonexistent", "--backend", "zfs"}, &out)
-	if !errors.Is(err, errZFSNotLanded) || !strings.Contains(err.Error(), "the ZFS backend arrives with node/zfs") {
-		t.Fatalf("--backend zfs: %v", err)
+	if err == nil || !strings.Contains(err.Error()+out.String(), "--backend zfs needs --zfs-dataset") {
+		t.Fatalf("--backend zfs without a dataset: %v (%s)", err, out.String())
+	}
+	err = run(context.Background(), []string{"--node", "n1", "--secret-file", "/nonexistent", "--backend", "zfs",
+		"--zfs-dataset", "tank/baton", "--zfs-pool-file", "relative.img"}, &out)
+	if err == nil || !strings.Contains(err.Error()+out.String(), "is not an absolute path") {
+		t.Fatalf("a relative pool file: %v (%s)", err, out.String())
 	}
 }
 

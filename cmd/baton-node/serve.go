@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -21,13 +22,12 @@ import (
 	"github.com/baton-dr/baton/node/btrfs"
 	"github.com/baton-dr/baton/node/daemon"
 	"github.com/baton-dr/baton/node/discovery"
+	"github.com/baton-dr/baton/node/drbd"
+	"github.com/baton-dr/baton/node/exec"
+	"github.com/baton-dr/baton/node/zfs"
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
 )
-
-// errZFSNotLanded refuses --backend zfs until node/zfs (and node/drbd) are
-// on main.
-var errZFSNotLanded = errors.New("--backend zfs: the ZFS backend arrives with node/zfs; use --backend btrfs until then")
 
 // storage opens the node's pool and its replicator. Adding a backend is one
 // case of storageFor.
@@ -46,7 +46,26 @@ func storageFor(o options) (storage, error) {
 			return pool, nil, nil // one replica per site: no DRBD
 		}, nil
 	case "zfs":
-		return nil, errZFSNotLanded
+		return func() (daemon.Pool, backend.Replicator, error) {
+			cmder := exec.Local{}
+			if o.zfsPoolFile != "" {
+				name, _, _ := strings.Cut(o.zfsDataset, "/")
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+				defer cancel()
+				if err := zfs.CreateFilePool(ctx, cmder, name, o.zfsPoolFile, o.poolSizeBytes); err != nil {
+					return nil, nil, fmt.Errorf("failed to create or adopt zpool %s on %s: %w", name, o.zfsPoolFile, err)
+				}
+			}
+			pool, err := zfs.New(zfs.Options{Cmder: cmder, Dataset: o.zfsDataset})
+			if err != nil {
+				return nil, nil, fmt.Errorf("failed to open zfs dataset %s: %w", o.zfsDataset, err)
+			}
+			replicator, err := drbd.New(drbd.Options{Cmder: cmder, Node: o.node, Backing: pool.DevicePath, ConfigDir: o.drbdConfigDir})
+			if err != nil {
+				return nil, nil, fmt.Errorf("failed to drive DRBD: %w", err)
+			}
+			return zfsPool{pool}, replicator, nil
+		}, nil
 	}
 	return nil, fmt.Errorf("--backend %q: want btrfs or zfs", o.backend)
 }
@@ -228,3 +247,9 @@ func discover(ctx context.Context, o options, log *slog.Logger) {
 	}
 	log.Info("published candidate devices", "file", o.discoveryFile, "devices", len(node.Devices))
 }
+
+// zfsPool is a ZFS pool as the daemon holds it: nothing to close, the pool
+// outlives the agent (zfs keeps no state in the process).
+type zfsPool struct{ *zfs.Pool }
+
+func (zfsPool) Close() error { return nil }
