@@ -4,9 +4,13 @@ import (
 	"context"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
 	sitecontroller "github.com/baton-dr/baton/controllers/site"
@@ -30,14 +34,15 @@ const (
 // siteNamespace is where each site's operator keeps its objects.
 const siteNamespace = "baton-system"
 
-// newStore makes a site's record store.
-func newStore(records Records, name string, cluster chain.ClusterID, nodes []string) (site.Store, error) {
+// newStore makes a site's record store, and for CRD records the fake API
+// server's client (the site operator's status reconcilers run against it).
+func newStore(records Records, name string, cluster chain.ClusterID, nodes []string) (site.Store, client.Client, error) {
 	if records == MemoryRecords {
-		return site.NewMemoryStore(), nil
+		return site.NewMemoryStore(), nil, nil
 	}
 	scheme := runtime.NewScheme()
 	if err := v1.AddToScheme(scheme); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c := fake.NewClientBuilder().WithScheme(scheme).WithStatusSubresource(&v1.Volume{}, &v1.Replication{},
 		&v1.Replica{}, &v1.StorageNode{}, &v1.StorageCluster{}).Build()
@@ -47,9 +52,48 @@ func newStore(records Records, name string, cluster chain.ClusterID, nodes []str
 		object := &v1.StorageNode{ObjectMeta: metav1.ObjectMeta{Namespace: siteNamespace, Name: v1.StorageNodeName(name, node)},
 			Spec: v1.StorageNodeSpec{Cluster: name, NodeName: node, Address: "10.0.0.1"}}
 		if err := c.Create(context.Background(), object); err != nil {
-			return nil, fmt.Errorf("site %s: %w", name, err)
+			return nil, nil, fmt.Errorf("site %s: %w", name, err)
 		}
 	}
-	return sitecontroller.NewStore(sitecontroller.StoreConfig{Client: c, Namespace: siteNamespace, Cluster: cluster,
+	store, err := sitecontroller.NewStore(sitecontroller.StoreConfig{Client: c, Namespace: siteNamespace, Cluster: cluster,
 		ClusterName: name, Context: context.Background()})
+	return store, c, err
+}
+
+// reconcileStatus runs the site operator's status reconcilers over every
+// record object, as its manager would after their changes: conditions,
+// phases and printer columns, scheduled by the simulation. A reconciler's
+// error is a violation: the operator would retry it for ever.
+func (s *Site) reconcileStatus() {
+	if s.objects == nil || !s.ControllerUp {
+		return
+	}
+	ctx := context.Background()
+	clock := s.world.Sim
+	kinds := []struct {
+		list       client.ObjectList
+		reconciler reconcile.Reconciler
+	}{
+		{&v1.VolumeList{}, &sitecontroller.VolumeStatusReconciler{Client: s.objects, Clock: clock}},
+		{&v1.ReplicationList{}, &sitecontroller.ReplicationStatusReconciler{Client: s.objects, Clock: clock}},
+		{&v1.ReplicaList{}, &sitecontroller.ReplicaStatusReconciler{Client: s.objects, Clock: clock}},
+		{&v1.StorageNodeList{}, &sitecontroller.StorageNodeStatusReconciler{Client: s.objects, Clock: clock}},
+	}
+	for _, k := range kinds {
+		if err := s.objects.List(ctx, k.list, client.InNamespace(siteNamespace)); err != nil {
+			s.world.violate("operator: a status reconciler cannot list", err.Error())
+			return
+		}
+		items, err := meta.ExtractList(k.list)
+		if err != nil {
+			panic(fmt.Sprintf("bed/sim: %T is not a list: %v", k.list, err))
+		}
+		for _, item := range items {
+			o := item.(client.Object)
+			request := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}}
+			if _, err := k.reconciler.Reconcile(ctx, request); err != nil {
+				s.world.violate("operator: a status reconciler failed", fmt.Sprintf("%s %s: %v", s.Name, o.GetName(), err))
+			}
+		}
+	}
 }

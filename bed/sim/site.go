@@ -3,6 +3,9 @@ package sim
 import (
 	"context"
 	"fmt"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/baton-dr/baton/controllers/storageapi"
 	"github.com/baton-dr/baton/csi"
@@ -24,7 +27,10 @@ type Site struct {
 	Store site.Store
 	// peers is filled once every site exists.
 	peers map[chain.ClusterID]storageapi.Cluster
-	Nodes []*Node
+	// objects is the fake API server of a site keeping CRD records; nil
+	// for memory records.
+	objects client.Client
+	Nodes   []*Node
 	// ControllerUp is false while the site's operator is crashed.
 	ControllerUp bool
 	// DRBD is the site's replication fabric; nil when volumes have one replica.
@@ -63,11 +69,11 @@ func newSite(w *World, name string, cluster chain.ClusterID) (*Site, error) {
 	for i := 1; i <= w.options.NodesPerSite; i++ {
 		nodeNames = append(nodeNames, fmt.Sprintf("node-%d", i))
 	}
-	store, err := newStore(w.options.Records, name, cluster, nodeNames)
+	store, objects, err := newStore(w.options.Records, name, cluster, nodeNames)
 	if err != nil {
 		return nil, err
 	}
-	s := &Site{Name: name, Cluster: cluster, Store: store, ControllerUp: true, world: w,
+	s := &Site{Name: name, Cluster: cluster, Store: store, objects: objects, ControllerUp: true, world: w,
 		peers: map[chain.ClusterID]storageapi.Cluster{}}
 	ids, tokenKey := w.Sim.Rand("ids/"+name), w.Sim.Rand("tokens/"+name).Uint64()
 	control, err := site.New(site.Config{Cluster: cluster, Interval: w.options.ReplicationInterval, Retention: 3,
@@ -131,6 +137,9 @@ func (s *Site) start() {
 	})
 	for _, n := range s.Nodes {
 		w.every(w.options.AgentPeriod, n.Endpoint+" reconcile", n.reconcile)
+	}
+	if s.objects != nil {
+		w.every(10*time.Second, s.Name+" status reconcilers", s.reconcileStatus)
 	}
 }
 
