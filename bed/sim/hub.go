@@ -26,6 +26,26 @@ import (
 // simulated network. Each site runs its operator's deployment flow
 // (siteFlow) on its own API server. With memory records there is no site API
 // server for the agents to apply to, and no hub.
+//
+// What the doubles leave out of OCM (each file says how it does the rest):
+//   - No AppliedManifestWork objects and no owner references on applied
+//     resources: the agent keeps what each work applied in memory (it never
+//     crashes), and any delete option but Orphan deletes directly;
+//     SelectivelyOrphan is not modelled.
+//   - Server-side apply for drafts only, owned at the granularity of the
+//     spec's top-level fields (sizing is one field); metadata is not applied.
+//   - Status feedback: JSONPaths with string values only (what the hub
+//     reads); no WellKnownStatus.
+//   - No ManagedCluster leases: a site stays accepted and Available on the
+//     hub whatever the network does; the agents act on reachability alone.
+//   - A watch event carries no object: the agent reads the work or view as
+//     it is when the event arrives (and only if it reaches the hub then).
+//   - No executor subjects, RBAC or admission webhooks on either side; the
+//     API servers run no OpenAPI validation or defaulting (the bed spells
+//     its sizing out) and only the CEL rules in admit.
+//   - Wall-clock values the fake client and the hub's own condition merging
+//     write (deletionTimestamp, the hub's conditions' lastTransitionTime)
+//     are never read by the simulation nor logged.
 
 // hubEndpoint is the hub's network endpoint.
 const hubEndpoint = "hub"

@@ -319,3 +319,44 @@ func TestTheHubReplays(t *testing.T) {
 		t.Errorf("seeds 11 and 12 gave the same run %s", first)
 	}
 }
+
+// TestADrillIsDeliveredAndWithdrawnWithItsWork runs the hub's other
+// reconciler: a SiteTestFailover's work (foreground deletion, not orphaning)
+// creates the drill on the site, its view projects it back, and withdrawing
+// the request deletes the drill on the site -- once the agent reaches the hub.
+func TestADrillIsDeliveredAndWithdrawnWithItsWork(t *testing.T) {
+	w := newHubWorld(t, 5)
+	ctx := context.Background()
+	request := &v1.SiteTestFailover{ObjectMeta: metav1.ObjectMeta{Namespace: hubNamespace, Name: "drill"},
+		Spec: v1.SiteTestFailoverSpec{Site: "site-b", SiteNamespace: siteNamespace,
+			Drill: v1.TestFailoverSpec{Source: "pvc-1", TargetNamespace: "drill", PVCName: "bubble"}}}
+	if err := w.hub.api.client(bedManager).Create(ctx, request); err != nil {
+		t.Fatal(err)
+	}
+	drills := func() []v1.TestFailover {
+		var list v1.TestFailoverList
+		if err := w.Site("site-b").api.store.List(ctx, &list, client.InNamespace(siteNamespace)); err != nil {
+			t.Fatal(err)
+		}
+		return list.Items
+	}
+	if !w.RunUntil(func() bool { return len(drills()) == 1 }, time.Minute) {
+		t.Fatal("the drill never reached the site")
+	}
+	if got := drills()[0].Spec; got != request.Spec.Drill {
+		t.Errorf("the site's drill %+v, want %+v", got, request.Spec.Drill)
+	}
+	w.Partition("hub", "site-b", true)
+	if err := w.hub.api.client(bedManager).Delete(ctx, request); err != nil {
+		t.Fatal(err)
+	}
+	w.Run(time.Minute)
+	if len(drills()) != 1 {
+		t.Fatal("the drill was deleted on the site through a partition")
+	}
+	w.HealAll()
+	if !w.RunUntil(func() bool { return len(drills()) == 0 && w.work(t, "site-b") == nil }, time.Minute) {
+		t.Fatalf("after the heal the drill is still on the site (%d) or its work on the hub", len(drills()))
+	}
+	noViolations(t, w)
+}
