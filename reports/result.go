@@ -89,7 +89,10 @@ type Sync struct {
 	From         string
 	To           string
 	At           time.Time
+	// BytesShipped are the bytes of the stream; it crossed the link once per
+	// receiving node (Receivers).
 	BytesShipped uint64
+	Receivers    int
 	// BytesChanged are the bytes the workload wrote since the previous sync's
 	// snapshot: an incremental stream should ship about that much.
 	BytesChanged uint64
