@@ -85,10 +85,10 @@ type Failover struct {
 
 // Sync is one shipment of a snapshot between sites.
 type Sync struct {
-	Volume       string
-	From         string
-	To           string
-	At           time.Time
+	Volume string
+	From   string
+	To     string
+	At     time.Time
 	// BytesShipped are the bytes of the stream; it crossed the link once per
 	// receiving node (Receivers).
 	BytesShipped uint64
