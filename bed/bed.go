@@ -34,6 +34,13 @@ type App struct {
 	Site string // where it starts
 }
 
+// Degradation is a slow, unreliable link between the sites.
+type Degradation struct {
+	ExtraLatency            time.Duration
+	BandwidthBytesPerSecond uint64
+	Loss, Duplicate, Reorder float64 // probabilities per message
+}
+
 // Bed is a hub and two sites a scenario drives.
 type Bed interface {
 	// Name is "sim", "local" or "real".
@@ -77,6 +84,11 @@ type Bed interface {
 	Partition(a, b string, bothWays bool)
 	Heal(a, b string)
 	HealAll()
+	// Degrade makes the path between the two sites slow and unreliable until
+	// Restore: extra latency, a bandwidth cap, lost, duplicated and reordered
+	// messages (API calls time out; streams are lost, repeated, overtaken).
+	Degrade(d Degradation)
+	Restore()
 	CrashNode(site, node string)
 	RestartNode(site, node string) error
 	CrashController(site string)
