@@ -36,8 +36,8 @@ type App struct {
 
 // Degradation is a slow, unreliable link between the sites.
 type Degradation struct {
-	ExtraLatency            time.Duration
-	BandwidthBytesPerSecond uint64
+	ExtraLatency             time.Duration
+	BandwidthBytesPerSecond  uint64
 	Loss, Duplicate, Reorder float64 // probabilities per message
 }
 
