@@ -19,9 +19,9 @@ type replicator struct {
 }
 
 func (r *replicator) HasMetadata(backend.ResourceConfig) (bool, error) { return true, nil }
-func (r *replicator) CreateMetadata(backend.ResourceConfig) error       { return nil }
-func (r *replicator) Up(backend.ResourceConfig) error                   { return nil }
-func (r *replicator) Down(string) error                                 { return nil }
+func (r *replicator) CreateMetadata(backend.ResourceConfig) error      { return nil }
+func (r *replicator) Up(backend.ResourceConfig) error                  { return nil }
+func (r *replicator) Down(string) error                                { return nil }
 func (r *replicator) Primary(string, bool) error {
 	r.calls = append(r.calls, "primary")
 	return nil
