@@ -81,6 +81,13 @@ type Storage struct {
 // ErrNoRequest: the hub holds no storage request for the site.
 var ErrNoRequest = errors.New("no storage request for the site")
 
+// Degradation is a slow, unreliable link between the sites.
+type Degradation struct {
+	ExtraLatency             time.Duration
+	BandwidthBytesPerSecond  uint64
+	Loss, Duplicate, Reorder float64 // probabilities per message
+}
+
 // Bed is a hub and two sites a scenario drives.
 type Bed interface {
 	// Name is "sim", "local" or "real".
@@ -137,6 +144,11 @@ type Bed interface {
 	Partition(a, b string, bothWays bool)
 	Heal(a, b string)
 	HealAll()
+	// Degrade makes the path between the two sites slow and unreliable until
+	// Restore: extra latency, a bandwidth cap, lost, duplicated and reordered
+	// messages (API calls time out; streams are lost, repeated, overtaken).
+	Degrade(d Degradation)
+	Restore()
 	CrashNode(site, node string)
 	RestartNode(site, node string) error
 	CrashController(site string)

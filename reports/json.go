@@ -110,6 +110,7 @@ type JSONSync struct {
 	To           string  `json:"to"`
 	AtMs         float64 `json:"at_ms"`
 	BytesShipped uint64  `json:"bytes_shipped"`
+	Receivers    int     `json:"receivers"`
 	BytesChanged uint64  `json:"bytes_changed"`
 	Failback     bool    `json:"failback"`
 }
@@ -206,7 +207,7 @@ func jsonResult(result Result) JSONResult {
 	}
 	for _, s := range result.Syncs {
 		out.Syncs = append(out.Syncs, JSONSync{Volume: s.Volume, From: s.From, To: s.To,
-			AtMs: milliseconds(offset(result, s.At)), BytesShipped: s.BytesShipped, BytesChanged: s.BytesChanged,
+			AtMs: milliseconds(offset(result, s.At)), BytesShipped: s.BytesShipped, Receivers: s.Receivers, BytesChanged: s.BytesChanged,
 			Failback: s.Failback})
 	}
 	for _, chain := range result.Chains {

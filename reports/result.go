@@ -85,11 +85,14 @@ type Failover struct {
 
 // Sync is one shipment of a snapshot between sites.
 type Sync struct {
-	Volume       string
-	From         string
-	To           string
-	At           time.Time
+	Volume string
+	From   string
+	To     string
+	At     time.Time
+	// BytesShipped are the bytes of the stream; it crossed the link once per
+	// receiving node (Receivers).
 	BytesShipped uint64
+	Receivers    int
 	// BytesChanged are the bytes the workload wrote since the previous sync's
 	// snapshot: an incremental stream should ship about that much.
 	BytesChanged uint64

@@ -83,9 +83,11 @@ func layoutLanes(result Result) laneLayout {
 	for _, e := range result.Timeline {
 		switch {
 		case e.Site == "":
-			// World partitions shade every lane and world violations are
-			// drawn across all lanes; anything else needs its own lane.
-			if e.Kind != EventPartition && e.Kind != EventViolation {
+			// World partition spans shade every lane and world violations
+			// are drawn across all lanes; anything else -- an instant world
+			// partition such as "heal every partition" included -- needs
+			// its own lane.
+			if e.Kind != EventViolation && !(e.Kind == EventPartition && e.Span != "") {
 				world = true
 			}
 		case !slices.Contains(fixedLanes, e.Site) && !slices.Contains(extra, e.Site):

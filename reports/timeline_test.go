@@ -54,8 +54,10 @@ func TestLanes(t *testing.T) {
 		{"the three fixed lanes always", nil, []string{"site-a", "site-b", "hub"}},
 		{"other sites sorted after them", []Event{{Site: "site-d"}, {Site: "site-c"}, {Site: "site-a"}},
 			[]string{"site-a", "site-b", "hub", "site-c", "site-d"}},
-		{"world partitions and violations need no lane",
-			[]Event{{Kind: EventPartition}, {Kind: EventViolation}}, []string{"site-a", "site-b", "hub"}},
+		{"world partition spans and violations need no lane",
+			[]Event{{Kind: EventPartition, Span: "p", Edge: EdgeBegin}, {Kind: EventViolation}}, []string{"site-a", "site-b", "hub"}},
+		{"an instant world partition (heal every partition) gets the world lane",
+			[]Event{{Kind: EventPartition}}, []string{"site-a", "site-b", "hub", "world"}},
 		{"other world events get the world lane", []Event{{Kind: EventFault}},
 			[]string{"site-a", "site-b", "hub", "world"}},
 	} {

@@ -47,6 +47,30 @@ var _ = Describe("the scenario catalogue", func() {
 	}
 })
 
+// regressions are seeds a chaos hunt once failed, with what they taught. They
+// replay exactly only against the code of their day, but keep the paths they
+// found under test.
+var regressions = []struct {
+	scenario string
+	seed     uint64
+	lesson   string
+}{
+	{"gitea/relocate", 10172, "a clone's only full replica crashed while the other resynced: never promote a resyncing replica"},
+	{"gitea/moves", 10172, "the same crash: a Secondary cut off from its primary is not snapshotted"},
+	{"gitea/failover", 10187, "the same split, in the fail-back relocation"},
+}
+
+var _ = Describe("seeds the chaos hunt once failed", func() {
+	for _, r := range regressions {
+		It(fmt.Sprintf("%s seed %d (%s)", r.scenario, r.seed, r.lesson), func() {
+			sc, err := scenarios.Find(r.scenario)
+			Expect(err).NotTo(HaveOccurred())
+			result := sweep.One(sc, r.seed, true)
+			Expect(result.Verdict).To(Equal(reports.Passed), explain(result))
+		})
+	}
+})
+
 // The same stories with every site's records in CRDs, through the site
 // operator's CRD-backed store over a per-site fake API server: what the sweeps
 // keep in memory for speed, the operator keeps in Kubernetes objects.

@@ -45,16 +45,24 @@ func (s *Script) phase(name string, step func() error) error {
 
 // boundary injects, with the seed's odds, one fault that ends by itself
 // within a few minutes -- the next action must complete through it: a
-// partition between two of the hub and the sites, a crash and restart of a
-// site's operator, or of a storage node that does not run the application's
-// pod (rescheduling a pod off a crashed node is not modelled yet).
+// partition between two of the hub and the sites, a slow and unreliable link
+// between the sites (API calls time out, streams are lost, repeated and
+// overtaken), a crash and restart of a site's operator, or of a storage node
+// that does not run the application's pod (rescheduling a pod off a crashed
+// node is not modelled yet).
 func (s *Script) boundary() {
 	if !s.Chaos || s.rng.IntN(3) != 0 {
 		return
 	}
 	sites := s.Bed.Sites()
 	duration := time.Duration(10+s.rng.IntN(170)) * time.Second
-	switch s.rng.IntN(4) {
+	switch s.rng.IntN(5) {
+	case 4:
+		s.Bed.Degrade(bed.Degradation{ExtraLatency: time.Duration(s.rng.IntN(500)) * time.Millisecond,
+			BandwidthBytesPerSecond: uint64(1+s.rng.IntN(10)) << 20, Loss: float64(s.rng.IntN(30)) / 100,
+			Duplicate: float64(s.rng.IntN(20)) / 100, Reorder: float64(s.rng.IntN(20)) / 100})
+		s.Bed.Run(duration)
+		s.Bed.Restore()
 	case 0, 1:
 		endpoints := append([]string{"hub"}, sites...)
 		a, b := endpoints[s.rng.IntN(len(endpoints))], endpoints[s.rng.IntN(len(endpoints))]

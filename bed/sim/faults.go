@@ -1,8 +1,12 @@
 package sim
 
 import (
+	"time"
+
+	"github.com/baton-dr/baton/bed"
 	"github.com/baton-dr/baton/node/agent"
 	"github.com/baton-dr/baton/reports"
+	"github.com/baton-dr/baton/sim/network"
 )
 
 // The bed's faults. Endpoints are scoped names: "site-a" covers the whole
@@ -32,6 +36,27 @@ func (w *World) HealAll() {
 	w.event("", reports.EventPartition, "heal every partition")
 	w.Net.HealAll()
 	w.observe()
+}
+
+// Degrade makes the link between the sites slow and unreliable.
+func (w *World) Degrade(d bed.Degradation) {
+	w.event("", reports.EventPartition, "degrade the sites' link: +%s, %d B/s, loss %.2f, duplicate %.2f, reorder %.2f",
+		d.ExtraLatency, d.BandwidthBytesPerSecond, d.Loss, d.Duplicate, d.Reorder)
+	link := w.options.SiteLink
+	link.Loss, link.Duplicate, link.Reorder = d.Loss, d.Duplicate, d.Reorder
+	if d.Reorder > 0 && link.ReorderDelayMax == 0 {
+		link.ReorderDelayMax = 2 * time.Second
+	}
+	w.Net.SetLinkBoth(SiteNames[0], SiteNames[1], link)
+	w.Net.SlowLink(SiteNames[0], SiteNames[1], network.Slowdown{ExtraLatency: d.ExtraLatency,
+		BandwidthBytesPerSecond: d.BandwidthBytesPerSecond})
+}
+
+// Restore gives the sites their healthy link back (partitions stay).
+func (w *World) Restore() {
+	w.event("", reports.EventPartition, "restore the sites' link")
+	w.Net.SetLinkBoth(SiteNames[0], SiteNames[1], w.options.SiteLink)
+	w.Net.ClearSlowdowns(SiteNames[0], SiteNames[1])
 }
 
 // observe lets every component that watches its links see the change now, so

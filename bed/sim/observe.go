@@ -3,10 +3,14 @@ package sim
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/baton-dr/baton/reports"
+	"github.com/baton-dr/baton/scenarios/workload"
 	"github.com/baton-dr/baton/storage/chain"
+	"github.com/baton-dr/baton/storage/replication"
+	"github.com/baton-dr/baton/storage/site"
 )
 
 // windowEvents is how many events before a violation its report shows.
@@ -50,7 +54,9 @@ func (w *World) observeTick() {
 	}
 }
 
-// recordSyncs adds every shipment completed since the last look.
+// recordSyncs adds every shipment completed since the last look, with the
+// bytes the application changed that the stream had to carry, and holds the
+// volume invariant "fail-back ships only the delta".
 func (w *World) recordSyncs() {
 	for _, s := range w.sites {
 		pairings, err := s.Store.Pairings()
@@ -64,13 +70,90 @@ func (w *World) recordSyncs() {
 			}
 			w.synced[key] = true
 			target := w.Site(string(p.Target))
+			// One stream went to each receiving node: the pairing's bytes
+			// count every copy.
+			receivers := max(1, len(p.Receivers))
+			sync := reports.Sync{Volume: string(p.Source.Volume), From: s.Name, To: target.Name,
+				At: p.Last.At, BytesShipped: p.Last.Bytes / uint64(receivers), Receivers: receivers}
+			w.measureChange(s, p, &sync)
 			w.timeline = append(w.timeline, reports.Event{At: p.Last.At, Site: s.Name, Kind: reports.EventSync,
-				Detail: fmt.Sprintf("%s shipped %s to %s: %d bytes in %s", p.Source.Volume, p.Last.Snapshot,
-					target.Name, p.Last.Bytes, p.Last.Duration)})
-			w.syncs = append(w.syncs, reports.Sync{Volume: string(p.Source.Volume), From: s.Name, To: target.Name,
-				At: p.Last.At, BytesShipped: p.Last.Bytes})
+				Detail: fmt.Sprintf("%s shipped %s to %s: %d bytes (to %d nodes) for %d bytes changed in %s", p.Source.Volume,
+					p.Last.Snapshot, target.Name, sync.BytesShipped, receivers, sync.BytesChanged, p.Last.Duration)})
+			w.syncs = append(w.syncs, sync)
 		}
 	}
+}
+
+// deltaSlackBytes allows a stream its framing, DRBD's metadata block and the
+// writes of a step that ran at the very instant of a snapshot.
+const deltaSlackBytes = 64 << 10
+
+// measureChange fills in what the application changed between the stream's
+// base and its snapshot, when the member serves an application: from the
+// previous shipment of the pairing, or -- for a fail-over clone's first
+// delta back, the fail-back -- from the snapshot the clone started from.
+func (w *World) measureChange(s *Site, p site.Pairing, sync *reports.Sync) {
+	i := slices.IndexFunc(p.Snapshots, func(sn replication.Snapshot) bool { return sn.Name == p.Last.Snapshot })
+	v, err := s.Control.Volume(p.Source)
+	if i < 0 || err != nil {
+		return
+	}
+	until := p.Snapshots[i].TakenAt
+	after, shippedBefore := w.shippedAt[p.Source]
+	w.shippedAt[p.Source] = until
+	if !shippedBefore && strings.HasPrefix(v.Origin.Dataset, "rep-") {
+		taken, ok := w.takenAt(v.Origin.GUID)
+		if !ok {
+			return
+		}
+		after, sync.Failback = taken, true
+	}
+	model, volume, ok := w.modelOf(v.Root)
+	if !ok {
+		return
+	}
+	stats, err := model.ChangesBetween(volume, after, until)
+	if err != nil {
+		return
+	}
+	sync.BytesChanged = stats.BlockBytes
+	limit := stats.BlockBytes + stats.BlockBytes/50 + deltaSlackBytes
+	if sync.Failback && sync.BytesShipped > limit {
+		w.violate("volume: fail-back shipped more than the delta", fmt.Sprintf(
+			"%s's first stream back to %s carried %d bytes for %d bytes the application changed since the clone's origin",
+			p.Source, sync.To, sync.BytesShipped, stats.BlockBytes))
+	}
+}
+
+// takenAt finds when a snapshot (by GUID) was taken, in any site's pairings.
+func (w *World) takenAt(guid string) (time.Time, bool) {
+	for _, s := range w.sites {
+		pairings, err := s.Store.Pairings()
+		if err != nil {
+			continue
+		}
+		for _, p := range pairings {
+			for _, sn := range p.Snapshots {
+				if sn.GUID == guid {
+					return sn.TakenAt, true
+				}
+			}
+		}
+	}
+	return time.Time{}, false
+}
+
+// modelOf finds the application and the volume name a chain serves.
+func (w *World) modelOf(root chain.Ref) (workload.Workload, string, bool) {
+	for _, name := range w.appOrder {
+		a := w.apps[name]
+		for _, v := range a.volumes {
+			if v.handle == root.String() {
+				return a.model, v.name, true
+			}
+		}
+	}
+	return nil, "", false
 }
 
 // Chains draws every chain as the sites record it.

@@ -78,6 +78,7 @@ type World struct {
 	reported   map[string]bool // chain problems already reported
 	synced     map[string]bool // shipments already on the timeline
 	syncs      []reports.Sync
+	shippedAt  map[chain.Ref]time.Time // when the last recorded shipment's snapshot was taken
 }
 
 // SiteNames are the bed's two sites.
@@ -94,7 +95,8 @@ func New(options Options) (*World, error) {
 		worldOptions = append([]simworld.Option{simworld.WithScenario(options.Scenario)}, worldOptions...)
 	}
 	w := &World{options: options, Sim: simworld.NewWorld(options.Seed, worldOptions...), checker: chain.NewChecker(),
-		apps: map[string]*app{}, writes: map[string]int{}, reported: map[string]bool{}, synced: map[string]bool{}}
+		apps: map[string]*app{}, writes: map[string]int{}, reported: map[string]bool{}, synced: map[string]bool{},
+		shippedAt: map[chain.Ref]time.Time{}}
 	w.Net = network.New(w.Sim, network.LinkOptions{Latency: 200 * time.Microsecond})
 	w.Net.SetLinkBoth(SiteNames[0], SiteNames[1], options.SiteLink)
 	for i, name := range SiteNames {

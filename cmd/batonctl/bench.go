@@ -19,11 +19,10 @@ import (
 	"github.com/baton-dr/baton/storage/chain"
 )
 
-// newBenchCommand prints the compass figures in one table. CSI RPC latencies
-// through gRPC come from `go test -bench . ./csi` (they need sockets and a
-// driver around them); the figures here need nothing but this process.
+// newBenchCommand prints the compass figures in one table; they need nothing
+// but this process (the CSI latencies go through a unix socket it serves).
 func newBenchCommand() *cobra.Command {
-	var seeds int
+	var seeds, rpcRounds int
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "print baton's compass figures: simulation speed, delta sizes, chain resolution, bed start-up",
@@ -46,11 +45,21 @@ func newBenchCommand() *cobra.Command {
 			fmt.Fprintf(tw, "incremental send, 1%% of 1 GiB changed\t%.4f\t%d bytes shipped / %d bytes changed\n",
 				float64(shipped)/float64(changed), shipped, changed)
 			fmt.Fprintf(tw, "chain resolution, 256 hops\t%s\tchain.Resolve, in memory\n", resolveTime())
+			latencies, err := csiLatencies(rpcRounds)
+			if err != nil {
+				return fmt.Errorf("CSI latencies: %w", err)
+			}
+			for _, rpc := range []string{"Probe", "CreateVolume", "ValidateVolumeCapabilities", "GetCapacity", "DeleteVolume"} {
+				d := latencies[rpc]
+				fmt.Fprintf(tw, "CSI %s p50 / p99\t%s / %s\tgRPC on a unix socket, %d calls, simulated site behind it\n",
+					rpc, percentile(d, 0.5).Round(time.Microsecond), percentile(d, 0.99).Round(time.Microsecond), len(d))
+			}
 			fmt.Fprintf(tw, "sim bed start-up\t%s\tbed/sim.New: two sites, four nodes\n", startUp())
 			return tw.Flush()
 		},
 	}
 	cmd.Flags().IntVar(&seeds, "seeds", 20, "seeds of each fail-over story to time")
+	cmd.Flags().IntVar(&rpcRounds, "rpc-rounds", 200, "rounds of CSI calls to time")
 	return cmd
 }
 

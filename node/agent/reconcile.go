@@ -56,6 +56,11 @@ func (a *Agent) converge(v site.VolumeSpec) error {
 	if err != nil {
 		return err
 	}
+	if len(v.Snapshots) > 0 {
+		if err := a.snapshotsAllowed(v); err != nil {
+			return err
+		}
+	}
 	for _, name := range v.Snapshots {
 		if !slices.ContainsFunc(snaps, func(s backend.SnapshotInfo) bool { return s.Name == name }) {
 			if err := pool.Snapshot(v.Dataset, name); err != nil {
@@ -67,6 +72,40 @@ func (a *Agent) converge(v site.VolumeSpec) error {
 		err := pool.DestroySnapshot(v.Dataset, name)
 		if err != nil && !errors.Is(err, backend.ErrNotFound) {
 			return fmt.Errorf("failed to prune %s@%s: %w", v.Dataset, name, err)
+		}
+	}
+	return nil
+}
+
+// snapshotsAllowed refuses to snapshot a DRBD replica whose disk is not
+// UpToDate: a node that missed writes (down, disconnected, or resyncing after
+// a restart) holds a stale or torn copy, and a snapshot of it would ship as
+// if it held every acknowledged write. The pairing waits; the snapshot is
+// taken once the disk is in sync. An UpToDate connected replica holds every
+// write protocol C acknowledged, whether it is the primary or not.
+func (a *Agent) snapshotsAllowed(v site.VolumeSpec) error {
+	drbd := a.options.Replicator
+	if drbd == nil || !v.Up {
+		return nil
+	}
+	status, err := drbd.Status(v.Resource.Name)
+	if err != nil {
+		return fmt.Errorf("not snapshotting %s: %w", v.Dataset, err)
+	}
+	if status.Disk != backend.UpToDate {
+		return fmt.Errorf("not snapshotting %s on %s: its disk is %s", v.Dataset, a.options.Node, status.Disk)
+	}
+	if status.Role == backend.Primary {
+		return nil
+	}
+	// A Secondary that believes itself UpToDate may be stale: a peer it is
+	// not connected to may be a primary writing on (after a crash during a
+	// resync the two sides can even refuse to reconnect). Only a Secondary
+	// connected to every peer is known to hold every acknowledged write.
+	for _, p := range status.Peers {
+		if p.Connection != backend.Connected {
+			return fmt.Errorf("not snapshotting %s on %s: not connected to %s (%s), which may hold newer writes",
+				v.Dataset, a.options.Node, p.Node, p.Connection)
 		}
 	}
 	return nil
@@ -158,6 +197,12 @@ func (a *Agent) ensureReplication(v site.VolumeSpec) error {
 		}
 	}
 	switch {
+	case v.Role == backend.Primary && status.Role != backend.Primary && status.Disk != backend.UpToDate:
+		// DRBD would promote a SyncTarget that reads through its peer, but
+		// then the peer's loss splits the data between two nodes, neither
+		// whole. The device waits until this replica holds all of it.
+		return fmt.Errorf("not promoting %s on %s before its resync completes: its disk is %s",
+			v.Resource.Name, a.options.Node, status.Disk)
 	case v.Role == backend.Primary && status.Role != backend.Primary:
 		return drbd.Primary(v.Resource.Name, false)
 	case v.Role == backend.Secondary && status.Role == backend.Primary:

@@ -123,6 +123,16 @@ func (b *base) Changes(volume string, afterSeq uint64) (ChangeStats, error) {
 	return ChangeStats{}, fmt.Errorf("%w %s", ErrUnknownVolume, volume)
 }
 
+// ChangesBetween implements Workload.
+func (b *base) ChangesBetween(volume string, after, until time.Time) (ChangeStats, error) {
+	for _, m := range b.models {
+		if m.spec().Name == volume {
+			return m.hist().changesBetween(after.UnixNano(), until.UnixNano()), nil
+		}
+	}
+	return ChangeStats{}, fmt.Errorf("%w %s", ErrUnknownVolume, volume)
+}
+
 // step runs one operation and measures it from the histories: the writes and
 // Syncs it issued, and whether it was acknowledged.
 func (b *base) step(now time.Time, devices Devices, operation func() (string, error)) (StepResult, error) {

@@ -263,6 +263,28 @@ func (h *history) changes(afterSeq uint64) ChangeStats {
 	return stats
 }
 
+// changesBetween counts the current history's writes issued in (after,
+// until], in nanoseconds: writes are in time order, as steps never go back.
+func (h *history) changesBetween(afterNanos, untilNanos int64) ChangeStats {
+	var stats ChangeStats
+	distinct := map[uint64]struct{}{}
+	start := sort.Search(len(h.writes), func(i int) bool { return h.writes[i].atNanos > afterNanos })
+	for _, w := range h.writes[start:] {
+		if w.atNanos > untilNanos {
+			break
+		}
+		if w.discarded != 0 {
+			continue
+		}
+		stats.Writes++
+		distinct[w.block] = struct{}{}
+	}
+	stats.Blocks = len(distinct)
+	stats.WriteBytes = uint64(stats.Writes) * BlockSizeBytes
+	stats.BlockBytes = uint64(stats.Blocks) * BlockSizeBytes
+	return stats
+}
+
 // describe names a write for a violation message.
 func (h *history) describe(i int) string {
 	if i < 0 {

@@ -30,6 +30,11 @@ type Workload interface {
 	// with sequence number afterSeq (0: everything), e.g. after the prefix a
 	// fail-over verdict found, to compare with the bytes a fail-back shipped.
 	Changes(volume string, afterSeq uint64) (ChangeStats, error)
+	// ChangesBetween counts what the current history wrote to a volume in the
+	// steps after `after` up to and including `until`: the changes a snapshot
+	// taken at until holds over one taken at after, which an incremental
+	// stream between them ships.
+	ChangesBetween(volume string, after, until time.Time) (ChangeStats, error)
 }
 
 // VolumeSpec is one volume a workload needs.

@@ -99,6 +99,15 @@ func (n *Network) Heal(a, b string) {
 	n.world.Logf("net.heal", "%s<->%s faults=%d", a, b, before-len(n.cuts)-len(n.slowdowns))
 }
 
+// ClearSlowdowns removes the slowdowns between the scopes of a and b and
+// leaves their partitions in force.
+func (n *Network) ClearSlowdowns(a, b string) {
+	a, b = scope(a), scope(b)
+	before := len(n.slowdowns)
+	n.slowdowns = deleteWithin(n.slowdowns, a, b, func(s slowdown) route { return s.route })
+	n.world.Logf("net.unslow", "%s<->%s slowdowns=%d", a, b, before-len(n.slowdowns))
+}
+
 func deleteWithin[T any](faults []T, a, b string, routeOf func(T) route) []T {
 	kept := faults[:0]
 	for _, f := range faults {
