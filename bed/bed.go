@@ -11,6 +11,7 @@
 package bed
 
 import (
+	"errors"
 	"time"
 
 	"github.com/baton-dr/baton/reports"
@@ -33,6 +34,52 @@ type App struct {
 	Kind Kind
 	Site string // where it starts
 }
+
+// Needs is what a scenario asks of the bed it runs on, when the bed is made.
+type Needs struct {
+	// Objects: the sites keep their records in Kubernetes objects, as the
+	// site operator does (the hub reads them back through its views).
+	Objects bool
+	// Undeployed: the sites' storage clusters are not deployed yet; the
+	// scenario deploys them (from the hub).
+	Undeployed bool
+}
+
+// StorageRequest asks the hub for a site's storage cluster: a
+// StorageSiteDeployment. The bed sizes the cluster as its sites are built
+// (their pools, their replication interval).
+type StorageRequest struct {
+	Site string
+	// Nodes scope the discovery to these nodes; empty: every node.
+	Nodes []string
+	// Approved approves the site's draft once it names nodes and shows the
+	// sizing. One-way.
+	Approved bool
+}
+
+// Storage is a site's storage cluster, as the hub's request reports it
+// (RequestedStorage) or as the site's API server holds it (SiteStorage).
+type Storage struct {
+	// Phase and Reason are the request's: Pending, Discovering, Drafted,
+	// Deploying, Online, or Failed with the site's reason.
+	Phase, Reason string
+	// Run is the discovery run the request is on; on the site, Runs are
+	// every run there.
+	Run  string
+	Runs []string
+	// Drafted are the nodes the run's draft names; Approved says whether it
+	// is approved.
+	Drafted  []string
+	Approved bool
+	// The storage cluster: its name, UUID and pool, its nodes (sorted) and
+	// how many of them are Ready.
+	Cluster, ClusterID, Pool string
+	Nodes                    []string
+	ReadyNodes               int
+}
+
+// ErrNoRequest: the hub holds no storage request for the site.
+var ErrNoRequest = errors.New("no storage request for the site")
 
 // Degradation is a slow, unreliable link between the sites.
 type Degradation struct {
@@ -79,6 +126,19 @@ type Bed interface {
 	Pod(app string) (node string, err error)
 	// Nodes lists a site's storage nodes.
 	Nodes(site string) []string
+
+	// RequestStorage creates the hub's request for a site's storage, or
+	// changes it (a changed discovery, the approval).
+	RequestStorage(r StorageRequest) error
+	// RequestedStorage reads the request's status on the hub, or
+	// ErrNoRequest.
+	RequestedStorage(site string) (Storage, error)
+	// WithdrawStorage deletes the request and returns once the hub has
+	// released it; what it deployed stays.
+	WithdrawStorage(site string) error
+	// SiteStorage reads the site's storage cluster, its nodes and its
+	// discovery runs on the site's API server.
+	SiteStorage(site string) (Storage, error)
 
 	// Partition cuts a from b (scoped names: "site-a", "site-a/node-1", "hub").
 	Partition(a, b string, bothWays bool)

@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/baton-dr/baton/bed"
@@ -12,6 +14,8 @@ type Scenario struct {
 	Name  string // "wordpress/failover"
 	Kind  bed.Kind
 	Story string
+	// Needs is what the bed must offer when it is made for the scenario.
+	Needs bed.Needs
 	run   func(s *Script) error
 }
 
@@ -27,7 +31,16 @@ var stories = []struct {
 	{"moves", "twelve planned and unplanned moves: a chain of thirteen members that resolves from each site", twelveMoves},
 }
 
-// Catalogue lists every scenario, sorted by name.
+// hubStories are told once, about the hub and the sites' storage; the
+// application that ends them is a WordPress.
+var hubStories = []Scenario{
+	{Name: "hub/deploy", Kind: bed.WordPress, Needs: bed.Needs{Objects: true, Undeployed: true}, run: hubDeploy,
+		Story: "both sites' storage requested from the hub through OCM, discovered, widened (a new run), approved and Online " +
+			"under hub<->site partitions; the request withdrawn, the storage stays and a protected WordPress runs on it"},
+}
+
+// Catalogue lists every scenario, sorted by family (the name before the
+// slash), each family's stories in the order they are told.
 func Catalogue() []Scenario {
 	var out []Scenario
 	for _, kind := range []bed.Kind{bed.Gitea, bed.WordPress} {
@@ -35,7 +48,14 @@ func Catalogue() []Scenario {
 			out = append(out, Scenario{Name: string(kind) + "/" + st.name, Kind: kind, Story: st.story, run: st.run})
 		}
 	}
+	out = append(out, hubStories...)
+	slices.SortStableFunc(out, func(a, b Scenario) int { return strings.Compare(family(a.Name), family(b.Name)) })
 	return out
+}
+
+func family(name string) string {
+	f, _, _ := strings.Cut(name, "/")
+	return f
 }
 
 // Find returns the scenario with that name.

@@ -90,7 +90,8 @@ const (
 	StorageSiteDeploymentDrafted StorageSiteDeploymentPhase = "Drafted"
 	// StorageSiteDeploymentDeploying: the draft is approved and expanding.
 	StorageSiteDeploymentDeploying StorageSiteDeploymentPhase = "Deploying"
-	// StorageSiteDeploymentOnline: the storage cluster is Ready.
+	// StorageSiteDeploymentOnline: the storage cluster became Ready. It stays
+	// Online if the cluster later loses Ready: the Ready condition says so.
 	StorageSiteDeploymentOnline StorageSiteDeploymentPhase = "Online"
 	// StorageSiteDeploymentFailed: the site reported the discovery or the
 	// draft Failed; status.reason is the site's.

@@ -67,6 +67,9 @@ func (w *World) observe() {
 			s.DRBD.Observe()
 		}
 	}
+	if w.hub != nil {
+		w.hub.networkChanged()
+	}
 }
 
 // CrashNode stops a node as a power cut would: writes not yet synced are lost,
@@ -112,5 +115,12 @@ func (w *World) CrashController(site string) {
 // RestartController brings a site's operator back over the same records.
 func (w *World) RestartController(site string) {
 	w.event(site, reports.EventFault, "restart %s/controller", site)
-	w.Site(site).ControllerUp = true
+	s := w.Site(site)
+	if s.ControllerUp {
+		return
+	}
+	s.ControllerUp = true
+	if s.flow != nil {
+		s.flow.restart()
+	}
 }

@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
@@ -34,19 +33,26 @@ const (
 // siteNamespace is where each site's operator keeps its objects.
 const siteNamespace = "baton-system"
 
-// newStore makes a site's record store, and for CRD records the fake API
-// server's client (the site operator's status reconcilers run against it).
-func newStore(records Records, name string, cluster chain.ClusterID, nodes []string) (site.Store, client.Client, error) {
-	if records == MemoryRecords {
+// newStore makes a site's record store, and for CRD records the site's
+// simulated API server (the site operator's reconcilers and OCM's agents run
+// against it). Its StorageNodes exist from the start, as the site's data path
+// needs them, unless the site is undeployed: then the deployment flow creates
+// them, and the nodes' reports are refused until it has.
+func newStore(w *World, name string, cluster chain.ClusterID, nodes []string) (site.Store, *apiServer, error) {
+	if w.options.Records == MemoryRecords {
 		return site.NewMemoryStore(), nil, nil
 	}
 	scheme := runtime.NewScheme()
 	if err := v1.AddToScheme(scheme); err != nil {
 		return nil, nil, err
 	}
-	c := fake.NewClientBuilder().WithScheme(scheme).WithStatusSubresource(&v1.Volume{}, &v1.Replication{},
-		&v1.Replica{}, &v1.StorageNode{}, &v1.StorageCluster{}).Build()
+	api := newAPIServer(name, w.Sim, scheme, &v1.Volume{}, &v1.Replication{}, &v1.Replica{}, &v1.StorageNode{},
+		&v1.StorageCluster{}, &v1.OperatorOps{}, &v1.ClusterDeploymentConfig{}, &v1.TestFailover{})
+	c := api.client(operatorManager)
 	for _, node := range nodes {
+		if w.options.Undeployed {
+			break
+		}
 		// The deployment flow creates a site's StorageNodes; the store only
 		// updates them.
 		object := &v1.StorageNode{ObjectMeta: metav1.ObjectMeta{Namespace: siteNamespace, Name: v1.StorageNodeName(name, node)},
@@ -57,7 +63,7 @@ func newStore(records Records, name string, cluster chain.ClusterID, nodes []str
 	}
 	store, err := sitecontroller.NewStore(sitecontroller.StoreConfig{Client: c, Namespace: siteNamespace, Cluster: cluster,
 		ClusterName: name, Context: context.Background()})
-	return store, c, err
+	return store, api, err
 }
 
 // reconcileStatus runs the site operator's status reconcilers over every

@@ -27,10 +27,13 @@ type Site struct {
 	Store site.Store
 	// peers is filled once every site exists.
 	peers map[chain.ClusterID]storageapi.Cluster
-	// objects is the fake API server of a site keeping CRD records; nil
-	// for memory records.
+	// api is the simulated API server of a site keeping CRD records, objects
+	// the site operator's client of it; nil for memory records.
+	api     *apiServer
 	objects client.Client
-	Nodes   []*Node
+	// flow is the operator's deployment flow on api.
+	flow  *siteFlow
+	Nodes []*Node
 	// ControllerUp is false while the site's operator is crashed.
 	ControllerUp bool
 	// DRBD is the site's replication fabric; nil when volumes have one replica.
@@ -69,12 +72,15 @@ func newSite(w *World, name string, cluster chain.ClusterID) (*Site, error) {
 	for i := 1; i <= w.options.NodesPerSite; i++ {
 		nodeNames = append(nodeNames, fmt.Sprintf("node-%d", i))
 	}
-	store, objects, err := newStore(w.options.Records, name, cluster, nodeNames)
+	store, objects, err := newStore(w, name, cluster, nodeNames)
 	if err != nil {
 		return nil, err
 	}
-	s := &Site{Name: name, Cluster: cluster, Store: store, objects: objects, ControllerUp: true, world: w,
+	s := &Site{Name: name, Cluster: cluster, Store: store, api: objects, ControllerUp: true, world: w,
 		peers: map[chain.ClusterID]storageapi.Cluster{}}
+	if objects != nil {
+		s.objects = objects.client(operatorManager)
+	}
 	ids, tokenKey := w.Sim.Rand("ids/"+name), w.Sim.Rand("tokens/"+name).Uint64()
 	control, err := site.New(site.Config{Cluster: cluster, Interval: w.options.ReplicationInterval, Retention: 3,
 		NewVolumeID: func() chain.VolumeID {
@@ -105,6 +111,9 @@ func newSite(w *World, name string, cluster chain.ClusterID) (*Site, error) {
 		n.Agent, err = agent.New(n.agentOptions())
 		if err != nil {
 			return nil, err
+		}
+		if w.options.Undeployed {
+			continue // the node joins once the deployment flow created its StorageNode
 		}
 		usage, _ := n.Pool.Usage()
 		if err := control.Report(site.NodeStatus{Node: n.Name, Address: n.Endpoint, Usage: usage}); err != nil {
@@ -140,6 +149,7 @@ func (s *Site) start() {
 	}
 	if s.objects != nil {
 		w.every(10*time.Second, s.Name+" status reconcilers", s.reconcileStatus)
+		s.flow = newSiteFlow(s)
 	}
 }
 

@@ -31,7 +31,11 @@ type Options struct {
 	// Records is where each site keeps its records: in memory, or in CRDs as
 	// the site operator does.
 	Records Records
-	World   []simworld.Option
+	// Undeployed sites have no storage cluster yet: no StorageNode exists
+	// until the deployment flow creates it (from the hub's request), and the
+	// nodes' reports are refused until then. It needs CRD records.
+	Undeployed bool
+	World      []simworld.Option
 }
 
 func (o Options) withDefaults() Options {
@@ -62,6 +66,8 @@ type World struct {
 	Sim     *simworld.World
 	Net     *network.Network
 	sites   []*Site
+	// hub is the OCM hub; nil with memory records.
+	hub     *Hub
 	checker *chain.Checker
 
 	apps       map[string]*app
@@ -81,6 +87,9 @@ var SiteNames = []string{"site-a", "site-b"}
 // New assembles a world and starts its loops.
 func New(options Options) (*World, error) {
 	options = options.withDefaults()
+	if options.Undeployed && options.Records != CRDRecords {
+		return nil, fmt.Errorf("bed/sim: undeployed sites need CRD records: the deployment flow runs on the sites' API servers")
+	}
 	worldOptions := options.World
 	if options.Scenario != "" {
 		worldOptions = append([]simworld.Option{simworld.WithScenario(options.Scenario)}, worldOptions...)
@@ -105,6 +114,14 @@ func New(options Options) (*World, error) {
 		}
 		s.newCSI()
 		s.start()
+	}
+	if options.Records == CRDRecords {
+		hub, err := newHub(w)
+		if err != nil {
+			return nil, err
+		}
+		w.hub = hub
+		hub.start()
 	}
 	w.every(stepPeriod, "applications step", w.step)
 	w.every(vrPeriod, "csi-addons controllers", w.reconcileVRs)

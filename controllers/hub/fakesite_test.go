@@ -324,6 +324,12 @@ func (s *fakeSite) expand(draftName string) {
 	draft.Status.Cluster = &v1.DeployedCluster{Name: name, ClusterID: clusterID, Pool: draft.Spec.Sizing.Pool.Name, Nodes: nodes}
 }
 
+// draftPhase sets a draft's phase as the site reports it.
+func (s *fakeSite) draftPhase(name string, phase v1.ClusterDeploymentConfigPhase) {
+	s.t.Helper()
+	s.drafts[name].Status.Phase = phase
+}
+
 func decode(t *testing.T, raw []byte, into any) {
 	t.Helper()
 	if err := json.Unmarshal(raw, into); err != nil {

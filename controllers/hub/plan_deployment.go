@@ -152,7 +152,8 @@ func planDeployment(request *v1.StorageSiteDeployment, obs deploymentObservation
 	plan.status.Draft = projectDraft(draft, sizingApplied)
 	plan.status.Cluster, plan.status.ReadyNodeCount = projectCluster(obs.cluster, obs.nodes)
 	plan.views = deploymentViews(work, namespace, draftName, draft)
-	plan.status.Phase = deploymentPhase(failure != "", discovered, draft, ready)
+	wasOnline := request.Status.Phase == v1.StorageSiteDeploymentOnline && request.Status.Run == run
+	plan.status.Phase = deploymentPhase(failure != "", discovered, draft, ready, wasOnline)
 	if plan.status.Phase == v1.StorageSiteDeploymentFailed {
 		plan.status.Reason = failure
 	}
@@ -297,14 +298,19 @@ func deliveredCondition(work *workv1.ManifestWork, wantHash string, reports ...m
 	return c
 }
 
-// deploymentPhase is the coarse state, from the conditions' facts.
-func deploymentPhase(failed bool, discovered metav1.Condition, draft *v1.ClusterDeploymentConfig, ready metav1.Condition) v1.StorageSiteDeploymentPhase {
+// deploymentPhase is the coarse state, from the conditions' facts. The phase
+// only moves forward on a run: a request that was Online on it (wasOnline)
+// stays Online when its cluster later loses Ready -- a node down is what the
+// Ready condition reports, not a deployment under way again.
+func deploymentPhase(failed bool, discovered metav1.Condition, draft *v1.ClusterDeploymentConfig, ready metav1.Condition,
+	wasOnline bool) v1.StorageSiteDeploymentPhase {
+	approved := draft != nil && draft.Spec.Approved
 	switch {
 	case failed:
 		return v1.StorageSiteDeploymentFailed
-	case ready.Status == metav1.ConditionTrue:
+	case ready.Status == metav1.ConditionTrue, wasOnline && approved:
 		return v1.StorageSiteDeploymentOnline
-	case draft != nil && draft.Spec.Approved:
+	case approved:
 		return v1.StorageSiteDeploymentDeploying
 	case discovered.Status == metav1.ConditionTrue:
 		return v1.StorageSiteDeploymentDrafted

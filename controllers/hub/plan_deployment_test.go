@@ -134,15 +134,18 @@ func TestDeploymentPhase(t *testing.T) {
 		discovered metav1.Condition
 		draft      *v1.ClusterDeploymentConfig
 		ready      metav1.Condition
+		wasOnline  bool
 		want       v1.StorageSiteDeploymentPhase
 	}{
-		{"failed wins over ready", true, yes, draftWith(true, ""), yes, v1.StorageSiteDeploymentFailed},
-		{"ready", false, yes, draftWith(true, ""), yes, v1.StorageSiteDeploymentOnline},
-		{"approved", false, yes, draftWith(true, ""), no, v1.StorageSiteDeploymentDeploying},
-		{"discovered", false, yes, draftWith(false, ""), no, v1.StorageSiteDeploymentDrafted},
-		{"nothing yet", false, no, nil, no, v1.StorageSiteDeploymentDiscovering},
+		{"failed wins over ready", true, yes, draftWith(true, ""), yes, false, v1.StorageSiteDeploymentFailed},
+		{"ready", false, yes, draftWith(true, ""), yes, false, v1.StorageSiteDeploymentOnline},
+		{"approved", false, yes, draftWith(true, ""), no, false, v1.StorageSiteDeploymentDeploying},
+		{"Online stays Online when the cluster loses Ready", false, yes, draftWith(true, ""), no, true, v1.StorageSiteDeploymentOnline},
+		{"failed wins over Online", true, yes, draftWith(true, ""), no, true, v1.StorageSiteDeploymentFailed},
+		{"discovered", false, yes, draftWith(false, ""), no, false, v1.StorageSiteDeploymentDrafted},
+		{"nothing yet", false, no, nil, no, false, v1.StorageSiteDeploymentDiscovering},
 	} {
-		if got := deploymentPhase(tc.failed, tc.discovered, tc.draft, tc.ready); got != tc.want {
+		if got := deploymentPhase(tc.failed, tc.discovered, tc.draft, tc.ready, tc.wasOnline); got != tc.want {
 			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
 		}
 	}

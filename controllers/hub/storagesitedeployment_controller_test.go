@@ -288,6 +288,42 @@ func TestApprovalDeliveredThenDeployingThenOnline(t *testing.T) {
 	}
 }
 
+// TestOnlineStaysOnlineWhenTheClusterLosesReady: a deployed cluster that
+// loses a node below its placeCount is no deployment under way again. The
+// simulation found the request going Online -> Deploying after a node crash
+// (bed/sim's phase invariant); the phase stays Online, the Ready condition
+// and the ready count say what the site says.
+func TestOnlineStaysOnlineWhenTheClusterLosesReady(t *testing.T) {
+	d := newDeployment(t, newRequest("site-a", siteA, true), siteA)
+	d.round()
+	d.site.completeRun(d.request.Status.Run, "site-a-draft", threeNodes)
+	for range 4 {
+		d.round() // the draft's view, the sizing, the approval, the site approves
+	}
+	d.site.expand("site-a-draft")
+	d.round()
+	d.expectPhase(v1.StorageSiteDeploymentOnline)
+
+	cluster, node := d.site.clusters[siteA], d.site.nodes[v1.StorageNodeName(siteA, "node-3")]
+	cluster.Status.Phase, cluster.Status.ReadyNodeCount = v1.StorageClusterDeploying, 1
+	cluster.Status.Conditions[0].Status, cluster.Status.Conditions[0].Reason = metav1.ConditionFalse, v1.StorageClusterTooFewNodesReason
+	cluster.Status.Conditions[0].Message = "1 of 3 nodes ready, placeCount 2"
+	node.Status.Conditions[0].Status = metav1.ConditionFalse
+	d.site.draftPhase("site-a-draft", v1.ClusterDeploymentConfigDeploying) // the site's draft says Deploying again
+	d.round()
+	d.expectPhase(v1.StorageSiteDeploymentOnline)
+	ready := d.expectCondition(v1.StorageSiteDeploymentReadyCondition, metav1.ConditionFalse, v1.StorageSiteDeploymentDeployingReason)
+	if !strings.Contains(ready.Message, "1 of 3 nodes ready") {
+		t.Errorf("Ready says %q, want the site's words", ready.Message)
+	}
+	if d.request.Status.ReadyNodeCount != 2 {
+		t.Errorf("%d nodes ready, want 2", d.request.Status.ReadyNodeCount)
+	}
+	if d.result.RequeueAfter != RequeueSettled {
+		t.Errorf("requeue after %s, want %s", d.result.RequeueAfter, RequeueSettled)
+	}
+}
+
 func TestFailedDraftReportedWithTheSiteReason(t *testing.T) {
 	d := newDeployment(t, newRequest("site-a", siteA, true), siteA)
 	d.round()

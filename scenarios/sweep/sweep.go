@@ -50,9 +50,20 @@ func Replay(scenario string, seed uint64, chaos bool) string {
 	return command
 }
 
+// BedOptions are the simulation bed's options for a scenario on a seed: its
+// needs decide where the sites keep their records and whether their storage
+// is deployed from the start.
+func BedOptions(sc scenarios.Scenario, seed uint64, world ...simworld.Option) bedsim.Options {
+	options := bedsim.Options{Seed: seed, Scenario: sc.Name, World: world, Undeployed: sc.Needs.Undeployed}
+	if sc.Needs.Objects {
+		options.Records = bedsim.CRDRecords
+	}
+	return options
+}
+
 // One runs one scenario on one seed; world options (a trace) go to the kernel.
 func One(sc scenarios.Scenario, seed uint64, chaos bool, world ...simworld.Option) reports.Result {
-	w, err := bedsim.New(bedsim.Options{Seed: seed, Scenario: sc.Name, World: world})
+	w, err := bedsim.New(BedOptions(sc, seed, world...))
 	replay := Replay(sc.Name, seed, chaos)
 	if err != nil {
 		return reports.Result{Scenario: sc.Name, Seed: seed, Verdict: reports.Errored, Replay: replay, Error: err.Error()}
