@@ -120,17 +120,37 @@ func (d *device) WriteAt(p []byte, offset int64) (int, error) {
 	if len(receivers) == 0 {
 		return 0, d.ioError("neither local nor remote disk")
 	}
-	missing := missingNodes(r, receivers)
-	d.c.rotateForMissing(receivers, missing)
+	// The writer's own backing device goes first: when it refuses (a full
+	// pool), nothing was written anywhere and the error is the write's.
+	written := make([]*replica, 0, len(receivers))
+	var refused []*replica
 	for _, x := range receivers {
 		if _, err := x.backing.WriteAt(p, offset); err != nil {
-			return 0, err
+			if len(written) == 0 && x == r {
+				return 0, d.ioError("local disk refused the write: %v", err)
+			}
+			d.c.logf("%s %s: write of %d bytes at %d refused by the backing device: %v", r.config.Name, x.node, len(p), offset, err)
+			refused = append(refused, x)
+			continue
 		}
+		written = append(written, x)
 		if x != r {
 			d.c.stats.ReplicatedBytes += uint64(len(p))
 		}
 	}
-	d.c.recordWrite(r, receivers, missing, offset, len(p))
+	if len(written) == 0 {
+		return 0, d.ioError("no disk took the write")
+	}
+	// A peer whose backing device refused misses the write: the holders
+	// record it in their bitmaps and the connection drops, so the peer gets
+	// the blocks by resync once it can take them (as after DRBD detaches a
+	// failed disk and it is attached again).
+	missing := missingNodes(r, written)
+	d.c.rotateForMissing(written, missing)
+	d.c.recordWrite(r, written, missing, offset, len(p))
+	for _, x := range refused {
+		d.c.disconnect(keyOf(r.config.Name, r.node, x.node), false)
+	}
 	return len(p), nil
 }
 

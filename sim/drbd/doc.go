@@ -82,7 +82,16 @@
 //     node back with nothing up; metadata and synced data are where they were.
 //     What a crash does to unsynced bytes on the backing volume is the pool's
 //     business.
+//   - A backing device that refuses a write (a full pool): when it is the
+//     writer's own, the write fails as an I/O error and reaches no peer (the
+//     writer's disk goes first), as with on-io-error pass_on; when it is a
+//     peer's, the write is acknowledged by the disks that took it, recorded
+//     as missed by the peer (bitmap, new current UUID) and the connection
+//     drops, so the peer gets the blocks by resync once it has room -- what
+//     DRBD's default on-io-error detach and a later attach amount to, without
+//     the Diskless interval.
 //   - Not modelled: network latency and bandwidth of replicated writes (resync
-//     bandwidth only), backing-device I/O errors (detach), discard-my-data
-//     recovery, online verify, resize, adjusting a live resource.
+//     bandwidth only), detaching a failed disk (Diskless until attached
+//     again), discard-my-data recovery, online verify, resize, adjusting a
+//     live resource.
 package drbd
