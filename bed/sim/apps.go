@@ -48,6 +48,9 @@ type app struct {
 	// stopOn lists sites whose pod the hub must delete once it reaches them.
 	stopOn map[string]bool
 	next   map[*ramen.VR]time.Time
+	// restartAt is when the pod starts the application again after a write
+	// failed on a full pool; zero while it runs.
+	restartAt time.Time
 }
 
 type appVolume struct {
@@ -196,7 +199,7 @@ func (w *World) stop(a *app) {
 	}
 	closeAll(a.devices)
 	w.unstage(a.node, a.volumes)
-	a.site, a.node, a.devices = "", nil, nil
+	a.site, a.node, a.devices, a.restartAt = "", nil, nil, time.Time{}
 }
 
 func (w *World) unstage(n *Node, volumes []appVolume) {
@@ -224,6 +227,9 @@ func closeAll(devices workload.Devices) {
 func (w *World) step() {
 	for _, name := range w.appOrder {
 		a := w.apps[name]
+		if a.site != "" && !a.restartAt.IsZero() && !w.Sim.Now().Before(a.restartAt) {
+			w.restart(a)
+		}
 		if a.site != "" {
 			res, err := a.model.Step(w.Sim.Now(), a.devices)
 			switch {
@@ -232,8 +238,7 @@ func (w *World) step() {
 			case err != nil && !errors.Is(err, workload.ErrStopped):
 				// The application runs where the hub made it primary: nothing
 				// in the DR machinery may fence it there.
-				w.violate("application: the primary refused a write", fmt.Sprintf(
-					"%s on %s (%s): %v", a.spec.Name, a.site, a.node.Endpoint, err))
+				w.refusedWrite(a, err)
 			}
 		}
 		if t := a.tail; t != nil {

@@ -30,7 +30,7 @@ func (w *World) Failover(name, to string) (workload.Verdict, error) {
 		a.tail = &tailWriter{model: tail, site: from, node: a.node, devices: a.devices}
 		a.stopOn[from] = true
 		a.wants[from] = wish{state: ramen.Secondary, autoResync: true}
-		a.site, a.node, a.devices = "", nil, nil
+		a.site, a.node, a.devices, a.restartAt = "", nil, nil, time.Time{}
 	}
 	a.wants[to] = wish{state: ramen.Primary}
 	if err := w.await(a, to, "promote"); err != nil {
