@@ -179,6 +179,7 @@ func (w *World) stageOne(n *Node, v appVolume) error {
 // attachedMember finds which member of the handle's chain the node staged:
 // the one whose primary it is.
 func (w *World) attachedMember(n *Node, handle string) (string, error) {
+	defer w.unfaulted()()
 	volumes, err := n.site.Store.Volumes()
 	if err != nil {
 		return "", err

@@ -56,8 +56,20 @@ type failure struct {
 	after bool
 }
 
+// unfaulted lifts the fault for the bed's own omniscient reads -- the
+// invariant checkers, the chains it draws, its bookkeeping of where a pod
+// attached -- which stand for no component and must not fail; the returned
+// function puts it back.
+func (w *World) unfaulted() func() {
+	w.observing++
+	return func() { w.observing-- }
+}
+
 // draw decides whether the endpoint fails a call.
 func (w *World) draw(endpoint string) (*apiFault, bool) {
+	if w.observing > 0 {
+		return nil, false
+	}
 	f, ok := w.apiFaults[endpoint]
 	if !ok || f.rng.Float64() >= f.rate {
 		return nil, false
@@ -99,28 +111,43 @@ func (w *World) storageAPIFailure(target *Site, operation string) (failure, bool
 // 500 (etcd timed out), 503, 429 before anything happened, a 409 conflict on
 // a write, and -- on a write -- a 500 after etcd committed it, which the
 // real server answers when etcd's answer comes too late.
+//
+// client-go retries an answer that carries Retry-After -- the 429 of the
+// server's priority and fairness -- up to ten times before its caller sees
+// it, so a 429 reaches the caller only when eleven draws in a row fail.
 func (w *World) kubeFailure(endpoint, verb string, resource schema.GroupResource, name string) (failure, bool) {
-	f, ok := w.draw(endpoint)
-	if !ok {
-		return failure{}, false
+	const clientGoRetries = 10
+	for attempt := 0; ; attempt++ {
+		f, ok := w.draw(endpoint)
+		if !ok {
+			return failure{}, false
+		}
+		failed := kubeAnswer(f.rng, verb, resource, name)
+		if !apierrors.IsTooManyRequests(failed.err) || attempt == clientGoRetries {
+			return failed, true
+		}
 	}
+}
+
+// kubeAnswer draws one failed answer of an API server.
+func kubeAnswer(rng *rand.Rand, verb string, resource schema.GroupResource, name string) failure {
 	write := verb != "get" && verb != "list"
 	kinds := 3
 	if write {
 		kinds = 5
 	}
-	switch f.rng.IntN(kinds) {
+	switch rng.IntN(kinds) {
 	case 0:
-		return failure{err: apierrors.NewInternalError(errors.New("etcdserver: request timed out"))}, true
+		return failure{err: apierrors.NewInternalError(errors.New("etcdserver: request timed out"))}
 	case 1:
-		return failure{err: apierrors.NewServiceUnavailable("the server is currently unable to handle the request")}, true
+		return failure{err: apierrors.NewServiceUnavailable("the server is currently unable to handle the request")}
 	case 2:
-		return failure{err: apierrors.NewTooManyRequests("the server has received too many requests and has asked us to try again later", 1)}, true
+		return failure{err: apierrors.NewTooManyRequests("the server has received too many requests and has asked us to try again later", 1)}
 	case 3:
 		return failure{err: apierrors.NewConflict(resource, name,
-			errors.New("the object has been modified; please apply your changes to the latest version and try again"))}, true
+			errors.New("the object has been modified; please apply your changes to the latest version and try again"))}
 	default:
-		return failure{err: apierrors.NewInternalError(errors.New("etcdserver: request timed out, possibly due to previous leader failure")), after: true}, true
+		return failure{err: apierrors.NewInternalError(errors.New("etcdserver: request timed out, possibly due to previous leader failure")), after: true}
 	}
 }
 

@@ -130,6 +130,7 @@ func (w *World) checkLoss(a *app, verdict workload.Verdict, planned bool) {
 // originTakenAt finds when the snapshot the application's new member of
 // volume i was cloned from was taken on the old site.
 func (w *World) originTakenAt(a *app, i int) (time.Time, bool) {
+	defer w.unfaulted()()
 	ref, err := chain.ParseRef(a.volumes[i].handle)
 	if err != nil {
 		return time.Time{}, false

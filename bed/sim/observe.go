@@ -37,6 +37,7 @@ func simEpoch(w *World) time.Time { return w.Sim.Now().Add(-w.Sim.Elapsed()) }
 
 // observe10s runs the continuous checks and batches the timeline's writes.
 func (w *World) observeTick() {
+	defer w.unfaulted()()
 	for _, site := range sortedKeys(w.writes) {
 		if n := w.writes[site]; n > 0 {
 			w.timeline = append(w.timeline, reports.Event{At: w.Sim.Now(), Site: site, Kind: reports.EventWrite,
@@ -158,6 +159,7 @@ func (w *World) modelOf(root chain.Ref) (workload.Workload, string, bool) {
 
 // Chains draws every chain as the sites record it.
 func (w *World) Chains() ([]reports.Chain, error) {
+	defer w.unfaulted()()
 	records := w.records()
 	var out []reports.Chain
 	for _, root := range sortedRefs(records) {

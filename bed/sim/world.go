@@ -81,6 +81,8 @@ type World struct {
 	shippedAt  map[chain.Ref]time.Time // when the last recorded shipment's snapshot was taken
 	// apiFaults are the endpoints whose APIs fail calls (FailAPI).
 	apiFaults map[string]*apiFault
+	// observing counts the bed's own reads in progress (unfaulted).
+	observing int
 }
 
 // SiteNames are the bed's two sites.
