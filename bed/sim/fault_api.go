@@ -28,7 +28,10 @@ type apiFault struct {
 // FailAPI makes the endpoint's storage API and API server fail a share of
 // calls until HealAPI.
 func (w *World) FailAPI(endpoint string, rate float64) {
-	w.event(endpointLane(endpoint), reports.EventAPIError, "%s's APIs fail %.0f%% of calls (500, 503, 429, 409, lost answers)",
+	if endpoint == "hub" && w.hub == nil {
+		return // a world of memory records has no hub, so no API of it to fail
+	}
+	w.event(endpoint, reports.EventAPIError, "%s's APIs fail %.0f%% of calls (500, 503, 429, 409, lost answers)",
 		endpoint, 100*rate)
 	w.apiFaults[endpoint] = &apiFault{rate: rate, rng: w.Sim.Rand("api-errors/" + endpoint)}
 }
@@ -38,16 +41,10 @@ func (w *World) HealAPI(endpoint string) {
 	if _, ok := w.apiFaults[endpoint]; !ok {
 		return
 	}
-	w.event(endpointLane(endpoint), reports.EventAPIError, "%s's APIs answer again", endpoint)
+	w.event(endpoint, reports.EventAPIError, "%s's APIs answer again", endpoint)
 	delete(w.apiFaults, endpoint)
 }
 
-func endpointLane(endpoint string) string {
-	if endpoint == "hub" {
-		return "hub"
-	}
-	return endpoint
-}
 
 // failure is how one call fails: before the server acted, or after it acted
 // and the answer was lost on the way back.
