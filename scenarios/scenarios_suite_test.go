@@ -58,6 +58,8 @@ var regressions = []struct {
 	{"gitea/relocate", 10172, "a clone's only full replica crashed while the other resynced: never promote a resyncing replica"},
 	{"gitea/moves", 10172, "the same crash: a Secondary cut off from its primary is not snapshotted"},
 	{"gitea/failover", 10187, "the same split, in the fail-back relocation"},
+	{"hub/deploy", 30029, "API errors on a site: a view the agent failed to read must not send an Online request back to Discovering"},
+	{"hub/deploy", 30080, "the same, from Drafted"},
 }
 
 var _ = Describe("seeds the chaos hunt once failed", func() {
