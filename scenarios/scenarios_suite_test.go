@@ -60,6 +60,8 @@ var regressions = []struct {
 	{"gitea/failover", 10187, "the same split, in the fail-back relocation"},
 	{"hub/deploy", 30029, "API errors on a site: a view the agent failed to read must not send an Online request back to Discovering"},
 	{"hub/deploy", 30080, "the same, from Drafted"},
+	{"wordpress/failover", 30285, "a snapshot's recovery point is when it was ordered, not when its report arrived (storage API errors delayed it)"},
+	{"gitea/failover", 30295, "the same: a late report must not make a snapshot count as newer than it is"},
 }
 
 var _ = Describe("seeds the chaos hunt once failed", func() {

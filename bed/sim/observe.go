@@ -99,9 +99,14 @@ func (w *World) measureChange(s *Site, p site.Pairing, sync *reports.Sync) {
 	if i < 0 || err != nil {
 		return
 	}
-	until := p.Snapshots[i].TakenAt
+	// The snapshot holds the writes up to when the node took it, which the
+	// site does not know: TakenAt (when it was ordered) is a lower bound,
+	// the shipment's start an upper one. The delta is judged against the
+	// most the snapshot can hold, and the next one starts where this one can
+	// start at the earliest.
+	until := p.Last.At.Add(-p.Last.Duration)
 	after, shippedBefore := w.shippedAt[p.Source]
-	w.shippedAt[p.Source] = until
+	w.shippedAt[p.Source] = p.Snapshots[i].TakenAt
 	if !shippedBefore && strings.HasPrefix(v.Origin.Dataset, "rep-") {
 		taken, ok := w.takenAt(v.Origin.GUID)
 		if !ok {
