@@ -45,7 +45,6 @@ func (w *World) HealAPI(endpoint string) {
 	delete(w.apiFaults, endpoint)
 }
 
-
 // failure is how one call fails: before the server acted, or after it acted
 // and the answer was lost on the way back.
 type failure struct {
