@@ -77,8 +77,10 @@
 //     unsynced writes in a later crash still gets them back.
 //   - Crash(node): every resource on the node goes down without flushing; the
 //     blocks the node wrote since its last flush are marked out of sync toward
-//     every peer (DRBD's activity log after an unclean shutdown); its peers see
-//     the connection drop at their next observation. Restart(node) brings the
+//     every peer, and so is every 4 MiB extent still in a Primary's activity
+//     log, flushed or not (DRBD applies the log after an unclean shutdown; a
+//     clean Down empties it); its peers see the connection drop at their next
+//     observation. Restart(node) brings the
 //     node back with nothing up; metadata and synced data are where they were.
 //     What a crash does to unsynced bytes on the backing volume is the pool's
 //     business.
