@@ -203,6 +203,7 @@ func TestParseShow9RefusesWhatBatonNeverRuns(t *testing.T) {
 	replace := func(old, new string) string { return strings.Replace(pair, old, new, 1) }
 	for _, c := range []struct{ name, text, says string }{
 		{"no resource", "", "printed no resource"},
+		{"a resource without a name", replace(`resource "rt-x"`, `resource ""`), "no name baton gives"},
 		{"no node-id", replace("node-id\t\t\t0;", ""), "has no node-id"},
 		{"node-id out of range", replace("node-id\t\t\t0;", "node-id 32;"), `node-id "32"`},
 		{"no peer node-id", replace("_peer_node_id 1;", ""), "has no _peer_node_id"},
@@ -265,7 +266,7 @@ func FuzzParseShow9(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if live.name == "" || live.nodeID > maxNodeID9 || len(live.peers) != len(live.peerAddresses) || len(live.peers) > maxConnections {
+		if !safeName.MatchString(live.name) || live.nodeID > maxNodeID9 || len(live.peers) != len(live.peerAddresses) || len(live.peers) > maxConnections {
 			t.Fatalf("accepted %+v", live)
 		}
 		for _, p := range live.peers {

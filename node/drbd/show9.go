@@ -48,6 +48,9 @@ func parseShow9(text string) (liveConfig, error) {
 		return liveConfig{}, fmt.Errorf("drbdsetup show printed no resource")
 	}
 	live := liveConfig{name: resource.words[1]}
+	if !safeName.MatchString(live.name) {
+		return liveConfig{}, fmt.Errorf("drbdsetup show printed resource %q, no name baton gives", live.name)
+	}
 	this, ok := find(resource.block, "_this_host")
 	if !ok || !this.isBlock {
 		return liveConfig{}, fmt.Errorf("drbdsetup show of %s has no _this_host", live.name)
