@@ -137,6 +137,7 @@ func (c *Cluster) Crash(name string) {
 }
 
 func (c *Cluster) crashReplica(r *replica) {
+	r.down = true // from now on it does nothing: not even on the lost connections
 	if r.md != nil {
 		r.md.crashed = true
 		hot := r.md.al.blocks(r.usableBytes)
@@ -152,7 +153,6 @@ func (c *Cluster) crashReplica(r *replica) {
 			c.disconnect(keyOf(r.config.Name, r.node, peer), false)
 		}
 	}
-	r.down = true
 }
 
 // Restart brings a crashed node back with no resource up, as after a reboot

@@ -36,10 +36,14 @@
 //     changed since a common ancestor is split brain (both StandAlone, writes
 //     kept on both sides, nothing resolved); no common ancestor is unrelated
 //     data (StandAlone). A Primary never becomes SyncTarget (StandAlone).
-//   - A new current UUID is generated on the first write that a configured
-//     diskful node misses (DRBD 9's lazy rotation), on a forced promotion and
-//     on NewCurrentUUID; the old one becomes the bitmap UUID of the missing
-//     nodes and from then on their bitmaps collect the written blocks.
+//   - A new current UUID is generated on a Primary the moment it loses a peer
+//     whose disk was UpToDate or Inconsistent (DRBD 8.4; with Options.Quorum,
+//     which models DRBD 9, on the first write that peer misses instead), on the
+//     first write that a configured diskful node misses, on a forced promotion
+//     and on NewCurrentUUID; the old one becomes the bitmap UUID of the missing
+//     nodes and from then on their bitmaps collect the written blocks. A
+//     crashed node does nothing, so a Primary that loses power keeps its
+//     generation, and one that was only cut off does not.
 //   - Roles: at most one Primary in a connected component (DRBD 9 commits a
 //     role change across the mesh); a Primary needs UpToDate data, its own or a
 //     Connected peer's (diskless, SyncTarget), unless forced. With fencing

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/baton-dr/baton/storage/backend"
 )
@@ -30,9 +31,13 @@ func TestForcedPromotionAfterPrimaryPowerCut(t *testing.T) {
 	res.write(crashed, 4*mib, first, true)
 
 	before := site.cluster.replicaOf("r0", "node-0").md.sb.current
-	site.Partition("node-0", "node-1")
+	// The power cut comes first: a Primary that saw the partition before it
+	// died would have started a new generation (8.4), and its return would be
+	// a split brain (TestLivePrimaryReplacedByForceIsASplitBrain). The vmtest
+	// story cuts the link and the disk in the same instant for that reason.
 	site.cluster.Crash("node-1")
 	site.pools["node-1"].crash()
+	site.Partition("node-0", "node-1")
 	// The old Primary's activity log: the four 4 MiB extents it wrote, flushed
 	// or not, are out of sync toward its peer (drbdmeta apply-al at the next
 	// attach; DRBD 8.4 logged "16 MB (4096 bits) marked out-of-sync").
@@ -90,5 +95,38 @@ func TestForcedPromotionAfterPrimaryPowerCut(t *testing.T) {
 	copy(want[4*mib:], second)
 	if got := res.onVolume("node-1", 4*mib, len(want)); !bytes.Equal(got, want) {
 		t.Error("the old Primary's volume does not hold what the new Primary wrote")
+	}
+}
+
+// The sequence of ci/vmtest's TestLivePrimaryReplacedByForceIsASplitBrain: a
+// Primary cut off but alive starts a new generation the moment it loses its
+// peer (DRBD 8.4), writes or not; its Secondary, force-promoted, starts
+// another; when the link comes back, after the old Primary was demoted, the
+// two generations are a split brain and both sides stay StandAlone.
+func TestLivePrimaryReplacedByForceIsASplitBrain(t *testing.T) {
+	site := newSimSite(t, 2, nil)
+	res := newSimResource(t, site, "r0", 2)
+	survivor, cutOff := 0, 1
+	res.start()
+	res.must(res.r[cutOff].Primary("r0", false))
+	res.write(cutOff, 0, fill(1, 4096), true)
+	parent := site.cluster.replicaOf("r0", "node-1").md.sb.current
+
+	site.Partition("node-0", "node-1")
+	md := site.cluster.replicaOf("r0", "node-1").md
+	if md.sb.current == parent || md.bitmapUUID["node-0"] != parent {
+		t.Errorf("the cut-off Primary holds generation %x, bitmap UUID %x: want a new one over %x at once", md.sb.current, md.bitmapUUID["node-0"], parent)
+	}
+	res.must(res.r[survivor].Primary("r0", true))
+	res.must(res.r[cutOff].Secondary("r0"))
+	site.Heal("node-0", "node-1")
+	site.Pass(time.Minute)
+	for i, peer := range []string{"node-1", "node-0"} {
+		if p := res.peer(i, peer); p.Connection != backend.StandAlone {
+			t.Errorf("%s sees %s %s after the link came back, want StandAlone (split brain)", site.names[i], peer, p.Connection)
+		}
+	}
+	if log := dumpLog(site); !strings.Contains(log, "Split-Brain detected but unresolved, dropping connection!") {
+		t.Errorf("no split brain logged:%s", log)
 	}
 }
