@@ -308,3 +308,75 @@ func TestForcedPromotionAfterPrimaryPowerCut(t *testing.T) {
 }
 
 func nodeLosesPeer(node string) string { return node + " to see its peer not Connected" }
+
+// A Primary that is cut off but alive is no dead node: DRBD 8.4 starts a new
+// generation on it the moment it loses its peer, with or without writes. If
+// its Secondary is force-promoted meanwhile (a fence that was wrong), the two
+// generations split from the same parent, and when the link comes back --
+// even after the old Primary was demoted -- DRBD finds a split brain and
+// leaves both sides StandAlone: nothing is resynced, nothing is lost, and a
+// human decides whose data is discarded.
+func TestLivePrimaryReplacedByForceIsASplitBrain(t *testing.T) {
+	g := needGuests(t)
+	const name, sizeBytes = "it-livefence", 64 * mib
+	const minor = 2003
+	config := pairConfig(g, name, minor, 7103)
+	a, b := g.Nodes[0], g.Nodes[1] // b is the Primary that is cut off, not dead
+	site := NewSite(t, g)
+	for _, n := range g.Nodes {
+		must(t, n.Pool.CreateVolume(name, sizeBytes, backend.Thin), "CreateVolume on %s", n.Name)
+		t.Cleanup(func() {
+			_ = n.DRBD.Down(name)
+			_ = n.Pool.DestroyVolume(name)
+		})
+		must(t, n.DRBD.CreateMetadata(config), "CreateMetadata on %s", n.Name)
+		must(t, n.DRBD.Up(config), "Up on %s", n.Name)
+	}
+	logA := &logMark{t: t, n: a, name: name, minor: minor}
+	logB := &logMark{t: t, n: b, name: name, minor: minor}
+	await(t, "the pair to connect", func() bool {
+		s, err := a.DRBD.Status(name)
+		return err == nil && len(s.Peers) == 1 && s.Peers[0].Connection == backend.Connected
+	})
+	must(t, a.DRBD.NewCurrentUUID(name, true), "new-current-uuid --clear-bitmap")
+	await(t, "both UpToDate", func() bool { return upToDatePair(a.DRBD, name) && upToDatePair(b.DRBD, name) })
+	must(t, b.DRBD.Primary(name, false), "Primary on %s", b.Name)
+	dev, err := b.DRBD.Open(name)
+	must(t, err, "Open on %s", b.Name)
+	writeDevice(t, dev, 0, pattern(21, 4*mib))
+	must(t, dev.Close(), "Close on %s", b.Name)
+	parent, _ := currentAndBitmap(t, generation(t, b, minor))
+	logA.next("set-up")
+	logB.next("set-up")
+
+	site.Partition(a.Name, b.Name)
+	for _, n := range g.Nodes {
+		await(t, nodeLosesPeer(n.Name), func() bool {
+			_, p := peerOf(t, n, name)
+			return p.Connection != backend.Connected
+		})
+	}
+	current, bitmap := currentAndBitmap(t, generation(t, b, minor))
+	t.Logf("%s, Primary, cut off without writing: current %X, bitmap %X (parent %X)", b.Name, current, bitmap, parent)
+	logB.next("the cut")
+	if current == parent || bitmap != parent {
+		t.Errorf("the cut-off Primary kept generation %X (bitmap %X): want a new one over %X at once", current, bitmap, parent)
+	}
+	must(t, a.DRBD.Primary(name, true), "Primary --force on %s", a.Name)
+	logA.next("the cut and the forced promotion")
+	must(t, b.DRBD.Secondary(name), "Secondary on %s", b.Name)
+
+	site.Heal(a.Name, b.Name)
+	for _, n := range g.Nodes {
+		await(t, n.Name+" to give up on its peer", func() bool {
+			_, p := peerOf(t, n, name)
+			return p.Connection == backend.StandAlone
+		})
+	}
+	linesA, linesB := logA.next("the link back"), logB.next("the link back")
+	for _, lines := range [][]string{linesA, linesB} {
+		if !anyContains(lines, "Split-Brain detected but unresolved, dropping connection!") {
+			t.Errorf("no split brain logged")
+		}
+	}
+}
