@@ -1,0 +1,159 @@
+package local
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/csi-addons/spec/lib/go/replication"
+
+	"github.com/baton-dr/baton/bed/ramen"
+	"github.com/baton-dr/baton/reports"
+)
+
+// Timings of the bed's loop, in wall time.
+const (
+	// pumpPause is the longest the loop sleeps between looks.
+	pumpPause = 20 * time.Millisecond
+	// observePeriod is how often the chains are checked and the writes
+	// entered in the timeline.
+	observePeriod = time.Second
+	// callLimit bounds one csi-addons call.
+	callLimit = 30 * time.Second
+	// vrFloor is the least pause between two reconciles of one VR: Ramen's
+	// intervals scaled down would otherwise call the driver back to back,
+	// and each call takes the site operator's one mutex.
+	vrFloor = time.Second
+	// slowCall: a step or a call that takes longer is logged.
+	slowCall = time.Second
+)
+
+// pump lets real time pass: the applications write, each site's csi-addons
+// controller calls its driver for the VolumeReplications due, the checks
+// run. It returns when done holds (true) or limit passed (false); a nil
+// done runs for the whole limit and returns true.
+func (b *Bed) pump(done func() bool, limit time.Duration) bool {
+	deadline := time.Now().Add(limit)
+	nextStep := time.Now()
+	for {
+		if done != nil && done() {
+			return true
+		}
+		now := time.Now()
+		if !now.Before(deadline) {
+			return done == nil
+		}
+		if !now.Before(nextStep) {
+			began := time.Now()
+			b.step()
+			if took := time.Since(began); took > slowCall {
+				fmt.Fprintf(b.options.Log, "local bed: a slow application step: %s\n", took.Round(time.Millisecond))
+			}
+			nextStep = now.Add(b.options.wall(stepPeriod))
+		}
+		b.reconcileVRs()
+		if now.Sub(b.lastCheck) >= observePeriod {
+			b.observe()
+		}
+		time.Sleep(min(pumpPause, time.Until(nextStep), time.Until(deadline)))
+	}
+}
+
+// Run lets d of a scenario's time pass: d / TimeScale of the wall clock.
+func (b *Bed) Run(d time.Duration) error {
+	b.pump(nil, b.options.wall(d))
+	return nil
+}
+
+// reconcileVRs runs every site's csi-addons controller: the hub delivers
+// its wishes to the sites it reaches, and each site calls its driver for the
+// VRs due.
+func (b *Bed) reconcileVRs() {
+	now := time.Now()
+	for _, name := range b.appOrder {
+		a := b.apps[name]
+		for _, s := range b.sites {
+			if !b.hubCut[s.name] {
+				b.deliver(a, s)
+			}
+			for _, vr := range a.vrs[s.name] {
+				if now.Before(a.next[vr]) {
+					continue
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), callLimit)
+				calls, began := len(vr.Calls), time.Now()
+				again := vr.Reconcile(ctx, addonsClient{s.replication})
+				cancel()
+				if took := time.Since(began); took > slowCall {
+					fmt.Fprintf(b.options.Log, "local bed: slow csi-addons calls on %s: %v took %s\n", s.name, vr.Calls[calls:], took.Round(time.Millisecond))
+				}
+				a.next[vr] = time.Now().Add(max(b.options.wall(again), vrFloor))
+			}
+		}
+	}
+}
+
+// deliver applies the hub's wish to a site it reaches: the site's VRs want
+// it, and a pod the hub deleted stops.
+func (b *Bed) deliver(a *app, s *site) {
+	if a.stopOn[s.name] {
+		delete(a.stopOn, s.name)
+		if t := a.tail; t != nil && t.site == s.name {
+			closeAll(t.devices)
+			if err := s.unstage(a.spec.Name, a.volumes); err != nil {
+				b.violate("application: the old primary's pod does not stop", err.Error())
+			}
+			a.tail = nil
+			b.event(s.name, reports.EventAction, "the hub deletes %s's pod on %s", a.spec.Name, s.name)
+		}
+	}
+	want, ok := a.wants[s.name]
+	if !ok {
+		return
+	}
+	if len(a.vrs[s.name]) == 0 {
+		for _, v := range a.volumes {
+			a.vrs[s.name] = append(a.vrs[s.name], &ramen.VR{Handle: v.handle, Site: s.name})
+		}
+	}
+	for _, vr := range a.vrs[s.name] {
+		if vr.Wants != want.state || vr.AutoResync != want.autoResync {
+			vr.Want(want.state, want.autoResync)
+			a.next[vr] = time.Now()
+			b.event(s.name, reports.EventAction, "%s's VolumeReplication %s wants %s (autoResync %v)", a.spec.Name, vr.Handle,
+				want.state, want.autoResync)
+		}
+	}
+}
+
+// addonsClient is the csi-addons Replication service over the driver's
+// unix socket, as ramen.VR calls it.
+type addonsClient struct {
+	c replication.ControllerClient
+}
+
+var _ ramen.Client = addonsClient{}
+
+func (a addonsClient) EnableVolumeReplication(ctx context.Context, r *replication.EnableVolumeReplicationRequest) (*replication.EnableVolumeReplicationResponse, error) {
+	return a.c.EnableVolumeReplication(ctx, r)
+}
+
+func (a addonsClient) DisableVolumeReplication(ctx context.Context, r *replication.DisableVolumeReplicationRequest) (*replication.DisableVolumeReplicationResponse, error) {
+	return a.c.DisableVolumeReplication(ctx, r)
+}
+
+func (a addonsClient) PromoteVolume(ctx context.Context, r *replication.PromoteVolumeRequest) (*replication.PromoteVolumeResponse, error) {
+	return a.c.PromoteVolume(ctx, r)
+}
+
+func (a addonsClient) DemoteVolume(ctx context.Context, r *replication.DemoteVolumeRequest) (*replication.DemoteVolumeResponse, error) {
+	return a.c.DemoteVolume(ctx, r)
+}
+
+func (a addonsClient) ResyncVolume(ctx context.Context, r *replication.ResyncVolumeRequest) (*replication.ResyncVolumeResponse, error) {
+	return a.c.ResyncVolume(ctx, r)
+}
+
+func (a addonsClient) GetVolumeReplicationInfo(ctx context.Context, r *replication.GetVolumeReplicationInfoRequest) (*replication.GetVolumeReplicationInfoResponse, error) {
+	return a.c.GetVolumeReplicationInfo(ctx, r)
+}
