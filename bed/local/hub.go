@@ -3,6 +3,7 @@ package local
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/csi-addons/spec/lib/go/replication"
@@ -23,7 +24,7 @@ const (
 	// vrFloor is the least pause between two reconciles of one VR: Ramen's
 	// intervals scaled down would otherwise call the driver back to back,
 	// and each call takes the site operator's one mutex.
-	vrFloor = time.Second
+	vrFloor = 2 * time.Second
 	// slowCall: a step or a call that takes longer is logged.
 	slowCall = time.Second
 )
@@ -67,8 +68,15 @@ func (b *Bed) Run(d time.Duration) error {
 
 // reconcileVRs runs every site's csi-addons controller: the hub delivers
 // its wishes to the sites it reaches, and each site calls its driver for the
-// VRs due.
+// VRs due. The due VRs are reconciled in parallel -- each by one goroutine,
+// the pump waiting for all -- as the sites' controllers would.
 func (b *Bed) reconcileVRs() {
+	type due struct {
+		a  *app
+		s  *site
+		vr *ramen.VR
+	}
+	var calls []due
 	now := time.Now()
 	for _, name := range b.appOrder {
 		a := b.apps[name]
@@ -77,19 +85,32 @@ func (b *Bed) reconcileVRs() {
 				b.deliver(a, s)
 			}
 			for _, vr := range a.vrs[s.name] {
-				if now.Before(a.next[vr]) {
-					continue
+				if !now.Before(a.next[vr]) {
+					calls = append(calls, due{a, s, vr})
 				}
-				ctx, cancel := context.WithTimeout(context.Background(), callLimit)
-				calls, began := len(vr.Calls), time.Now()
-				again := vr.Reconcile(ctx, addonsClient{s.replication})
-				cancel()
-				if took := time.Since(began); took > slowCall {
-					fmt.Fprintf(b.options.Log, "local bed: slow csi-addons calls on %s: %v took %s\n", s.name, vr.Calls[calls:], took.Round(time.Millisecond))
-				}
-				a.next[vr] = time.Now().Add(max(b.options.wall(again), vrFloor))
 			}
 		}
+	}
+	next := make([]time.Time, len(calls))
+	var wg sync.WaitGroup
+	for i, c := range calls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), callLimit)
+			defer cancel()
+			made, began := len(c.vr.Calls), time.Now()
+			again := c.vr.Reconcile(ctx, addonsClient{c.s.replication})
+			if took := time.Since(began); took > slowCall {
+				fmt.Fprintf(b.options.Log, "local bed: slow csi-addons calls on %s: %v took %s\n", c.s.name, c.vr.Calls[made:],
+					took.Round(time.Millisecond))
+			}
+			next[i] = time.Now().Add(max(b.options.wall(again), vrFloor))
+		}()
+	}
+	wg.Wait()
+	for i, c := range calls {
+		c.a.next[c.vr] = next[i]
 	}
 }
 
