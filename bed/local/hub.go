@@ -33,16 +33,28 @@ const (
 // controller calls its driver for the VolumeReplications due, the checks
 // run. It returns when done holds (true) or limit passed (false); a nil
 // done runs for the whole limit and returns true.
+//
+// The csi-addons calls run in rounds on goroutines of their own while the
+// applications go on writing (a call to a partitioned site waits for its
+// timeout); done is asked, and wishes are delivered, only between rounds,
+// when no goroutine touches the VRs.
 func (b *Bed) pump(done func() bool, limit time.Duration) bool {
 	deadline := time.Now().Add(limit)
 	nextStep := time.Now()
+	var round <-chan func()
 	for {
-		if done != nil && done() {
-			return true
+		if round == nil {
+			if done != nil && done() {
+				return true
+			}
+			round = b.startRound()
 		}
 		now := time.Now()
 		if !now.Before(deadline) {
-			return done == nil
+			if round != nil {
+				(<-round)()
+			}
+			return done == nil || done()
 		}
 		if !now.Before(nextStep) {
 			began := time.Now()
@@ -52,11 +64,17 @@ func (b *Bed) pump(done func() bool, limit time.Duration) bool {
 			}
 			nextStep = now.Add(b.options.wall(stepPeriod))
 		}
-		b.reconcileVRs()
 		if now.Sub(b.lastCheck) >= observePeriod {
 			b.observe()
 		}
-		time.Sleep(min(pumpPause, time.Until(nextStep), time.Until(deadline)))
+		pause := time.NewTimer(min(pumpPause, time.Until(nextStep), time.Until(deadline)))
+		select {
+		case finish := <-round:
+			finish()
+			round = nil
+			pause.Stop()
+		case <-pause.C:
+		}
 	}
 }
 
@@ -66,11 +84,12 @@ func (b *Bed) Run(d time.Duration) error {
 	return nil
 }
 
-// reconcileVRs runs every site's csi-addons controller: the hub delivers
-// its wishes to the sites it reaches, and each site calls its driver for the
-// VRs due. The due VRs are reconciled in parallel -- each by one goroutine,
-// the pump waiting for all -- as the sites' controllers would.
-func (b *Bed) reconcileVRs() {
+// startRound runs every site's csi-addons controller once: the hub
+// delivers its wishes to the sites it reaches, and each site calls its
+// driver for the VRs due, in parallel (each VR by one goroutine) as the
+// sites' controllers would. The channel yields, once every call returned,
+// the function that records when each VR is due next; nil when none is due.
+func (b *Bed) startRound() <-chan func() {
 	type due struct {
 		a  *app
 		s  *site
@@ -91,27 +110,36 @@ func (b *Bed) reconcileVRs() {
 			}
 		}
 	}
-	next := make([]time.Time, len(calls))
-	var wg sync.WaitGroup
-	for i, c := range calls {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), callLimit)
-			defer cancel()
-			made, began := len(c.vr.Calls), time.Now()
-			again := c.vr.Reconcile(ctx, addonsClient{c.s.replication})
-			if took := time.Since(began); took > slowCall {
-				fmt.Fprintf(b.options.Log, "local bed: slow csi-addons calls on %s: %v took %s\n", c.s.name, c.vr.Calls[made:],
-					took.Round(time.Millisecond))
+	if len(calls) == 0 {
+		return nil
+	}
+	finished := make(chan func(), 1)
+	go func() {
+		next := make([]time.Time, len(calls))
+		var wg sync.WaitGroup
+		for i, c := range calls {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ctx, cancel := context.WithTimeout(context.Background(), callLimit)
+				defer cancel()
+				made, began := len(c.vr.Calls), time.Now()
+				again := c.vr.Reconcile(ctx, addonsClient{c.s.replication})
+				if took := time.Since(began); took > slowCall {
+					fmt.Fprintf(b.options.Log, "local bed: slow csi-addons calls on %s: %v took %s\n", c.s.name, c.vr.Calls[made:],
+						took.Round(time.Millisecond))
+				}
+				next[i] = time.Now().Add(max(b.options.wall(again), vrFloor))
+			}()
+		}
+		wg.Wait()
+		finished <- func() {
+			for i, c := range calls {
+				c.a.next[c.vr] = next[i]
 			}
-			next[i] = time.Now().Add(max(b.options.wall(again), vrFloor))
-		}()
-	}
-	wg.Wait()
-	for i, c := range calls {
-		c.a.next[c.vr] = next[i]
-	}
+		}
+	}()
+	return finished
 }
 
 // deliver applies the hub's wish to a site it reaches: the site's VRs want

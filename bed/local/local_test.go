@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -43,7 +44,7 @@ func TestRelocateOnTheLocalBed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var log strings.Builder
+	var log lockedBuilder
 	started := time.Now()
 	b, err := local.New(local.Options{Dir: dir, Seed: 1, Log: &log})
 	if err != nil {
@@ -94,4 +95,22 @@ func TestRelocateOnTheLocalBed(t *testing.T) {
 	if mounts, err := local.MountsUnder(dir); err != nil || len(mounts) > 0 {
 		t.Errorf("mounts left behind: %v (%v)", mounts, err)
 	}
+}
+
+// lockedBuilder is the bed's log as the test keeps it.
+type lockedBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuilder) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuilder) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

@@ -2,6 +2,7 @@ package local
 
 import (
 	"io"
+	"sync"
 	"time"
 )
 
@@ -43,7 +44,20 @@ func (o Options) withDefaults() Options {
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
+	o.Log = &lockedWriter{w: o.Log}
 	return o
+}
+
+// lockedWriter serialises the log lines of the bed's goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // wall converts a scenario's duration into wall time.
