@@ -71,9 +71,9 @@ type Options struct {
 	// certificate names); empty is 127.0.0.1. The local bed gives its bridge's
 	// address, so that processes in the sites' network namespaces reach it.
 	Address string
-	// Unsynced runs etcd with --unsafe-no-fsync: a bed that writes its sites'
-	// records many times a second on a shared disk waits seconds per write
-	// otherwise. Data survives only while the machine does -- a bed's lifetime.
+	// Unsynced runs etcd with --unsafe-no-fsync, so that its fsyncs do not
+	// queue behind the pools' on a shared disk: for a bed, whose records live
+	// only as long as the bed does. A crash of the machine loses them.
 	Unsynced bool
 }
 

@@ -131,6 +131,11 @@ func (b *Bed) eachSite(f func(i int, s *site) error) error {
 // Options.Binaries names where they are.
 func (b *Bed) findBinaries() error {
 	if b.options.Binaries != "" {
+		dir, err := filepath.Abs(b.options.Binaries)
+		if err != nil {
+			return err
+		}
+		b.options.Binaries = dir
 		for _, name := range []string{"baton-controller", "baton-node", "baton-csi"} {
 			if _, err := os.Stat(filepath.Join(b.options.Binaries, name)); err != nil {
 				return fmt.Errorf("the local bed's binaries: %w", err)

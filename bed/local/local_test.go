@@ -25,8 +25,18 @@ func needs(t *testing.T) {
 		t.Skip("the local bed needs root: network namespaces, loop devices, btrfs mounts (CI runs as root)")
 	}
 	if os.Getenv("KUBEBUILDER_ASSETS") == "" {
-		if _, err := os.Stat(filepath.Join(os.Getenv("HOME"), ".cache", "baton", "k8s")); err != nil {
-			t.Skip("no control-plane binaries: run `make controlplane` (or set KUBEBUILDER_ASSETS) first")
+		// Without the cache controlplane.Assets would build the control
+		// plane from source (about 12 minutes): not a test's business.
+		cache := os.Getenv("BATON_CACHE")
+		if cache == "" {
+			base, err := os.UserCacheDir()
+			if err != nil {
+				t.Skipf("no cache directory: %v", err)
+			}
+			cache = filepath.Join(base, "baton")
+		}
+		if _, err := os.Stat(filepath.Join(cache, "k8s")); err != nil {
+			t.Skipf("no control-plane binaries in %s: run `make controlplane` (or set KUBEBUILDER_ASSETS) first", cache)
 		}
 	}
 	if _, err := controlplane.Assets(); err != nil {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -23,7 +25,7 @@ simulation, as batonctl sim run), or local (real kube-apiservers and etcds,
 the real baton-controller, baton-node and baton-csi binaries on btrfs over
 loop devices, each site in its own network namespace; needs root).`,
 	}
-	scenario.AddCommand(newScenarioRunCommand())
+	scenario.AddCommand(newScenarioRunCommand(), newScenarioLackingCommand())
 	return scenario
 }
 
@@ -119,6 +121,23 @@ func runLocal(sc scenarios.Scenario, options local.Options, w io.Writer) reports
 		return reports.Result{Scenario: sc.Name, Seed: options.Seed, Verdict: reports.Errored, Replay: replay, Error: err.Error()}
 	}
 	fmt.Fprintf(w, "%s: the local bed started in %s (%s)\n", sc.Name, time.Since(started).Round(time.Millisecond), b.Dir())
+	// ^C or SIGTERM mid-scenario still takes the bed down: its namespaces,
+	// mounts and loop devices must not outlive batonctl.
+	interrupted := make(chan os.Signal, 1)
+	signal.Notify(interrupted, os.Interrupt, syscall.SIGTERM)
+	defer func() {
+		signal.Stop(interrupted)
+		close(interrupted)
+	}()
+	go func() {
+		if _, ok := <-interrupted; ok {
+			fmt.Fprintln(os.Stderr, "batonctl: interrupted; closing the local bed")
+			if err := b.Close(); err != nil {
+				fmt.Fprintln(os.Stderr, "batonctl:", err)
+			}
+			os.Exit(130)
+		}
+	}()
 	ran := time.Now()
 	result := sc.Run(b, scenarios.Options{Seed: options.Seed, Replay: replay})
 	fmt.Fprintf(w, "%s: ran in %s\n", sc.Name, time.Since(ran).Round(time.Millisecond))
@@ -137,4 +156,22 @@ func sanitize(name string) string {
 		}
 	}
 	return string(out)
+}
+
+func newScenarioLackingCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "lacking",
+		Short: "say in one line which scenarios the local bed does not run yet, and why; exit 1 if any",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var names []string
+			for _, sc := range scenarios.Catalogue() {
+				names = append(names, sc.Name)
+			}
+			if lacking := local.Lacking(names); lacking != "" {
+				return fmt.Errorf("not on the local bed yet: %s", lacking)
+			}
+			return nil
+		},
+	}
 }
