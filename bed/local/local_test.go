@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
 	"github.com/baton-dr/baton/bed/controlplane"
 	"github.com/baton-dr/baton/bed/local"
 	"github.com/baton-dr/baton/reports"
@@ -54,6 +57,7 @@ func TestRelocateOnTheLocalBed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ctrllog.SetLogger(logr.Discard()) // envtest's; the bed's own log is kept below
 	var log lockedBuilder
 	started := time.Now()
 	b, err := local.New(local.Options{Dir: dir, Seed: 1, Log: &log})

@@ -8,7 +8,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/baton-dr/baton/bed/local"
 	"github.com/baton-dr/baton/reports"
@@ -115,6 +117,9 @@ func runLocal(sc scenarios.Scenario, options local.Options, w io.Writer) reports
 			return reports.Result{Scenario: sc.Name, Seed: options.Seed, Verdict: reports.Errored, Replay: replay, Error: err.Error()}
 		}
 	}
+	// envtest logs through controller-runtime's logger; batonctl prints the
+	// bed's own progress instead.
+	ctrllog.SetLogger(logr.Discard())
 	started := time.Now()
 	b, err := local.New(options)
 	if err != nil {
