@@ -58,6 +58,8 @@ var regressions = []struct {
 	{"gitea/relocate", 10172, "a clone's only full replica crashed while the other resynced: never promote a resyncing replica"},
 	{"gitea/moves", 10172, "the same crash: a Secondary cut off from its primary is not snapshotted"},
 	{"gitea/failover", 10187, "the same split, in the fail-back relocation"},
+	{"wordpress/moves", 40011, "the pod's node crashed and came back behind: a fenced member's replica must resync before its zvol turns read-only"},
+	{"gitea/moves", 40011, "the same, with Gitea's volumes"},
 }
 
 var _ = Describe("seeds the chaos hunt once failed", func() {

@@ -48,8 +48,7 @@ func (s *Script) phase(name string, step func() error) error {
 // partition between two of the hub and the sites, a slow and unreliable link
 // between the sites (API calls time out, streams are lost, repeated and
 // overtaken), a crash and restart of a site's operator, or of a storage node
-// that does not run the application's pod (rescheduling a pod off a crashed
-// node is not modelled yet).
+// (the application's pod on it moves to another node of its site).
 func (s *Script) boundary() {
 	if !s.Chaos || s.rng.IntN(3) != 0 {
 		return
@@ -81,11 +80,6 @@ func (s *Script) boundary() {
 		site := sites[s.rng.IntN(len(sites))]
 		nodes := s.Bed.Nodes(site)
 		node := nodes[s.rng.IntN(len(nodes))]
-		if where, _ := s.Bed.Where(s.App.Name); where == site {
-			if pod, _ := s.Bed.Pod(s.App.Name); pod == node {
-				return
-			}
-		}
 		s.Bed.CrashNode(site, node)
 		s.Bed.Run(duration)
 		if err := s.Bed.RestartNode(site, node); err != nil {

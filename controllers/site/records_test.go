@@ -129,7 +129,7 @@ func nodeTable() []core.Node {
 		{Name: "a1", Address: "10.0.0.1:7900", Schedulable: true,
 			Usage: backend.Usage{SizeBytes: 100 << 30, AllocatedBytes: 1 << 30, FreeBytes: 99 << 30}, ReportedAt: at(1)},
 		{Name: "a2", Provisioning: backend.Thick, Usage: backend.Usage{SizeBytes: math.MaxInt64}},
-		{Name: "a3", Schedulable: true},
+		{Name: "a3", Schedulable: true, Fenced: true},
 	}
 }
 

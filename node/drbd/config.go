@@ -28,6 +28,11 @@ func checkConfig(config backend.ResourceConfig, node string, version Version) (b
 	if version == V84 && len(config.Nodes) > 2 {
 		return backend.ResourceNode{}, invalid("DRBD 8.4 replicates between two nodes, not %d", len(config.Nodes))
 	}
+	if version == V9 {
+		if err := checkNodeIDs(config.Nodes); err != nil {
+			return backend.ResourceNode{}, invalid("%v", err)
+		}
+	}
 	var self backend.ResourceNode
 	found := false
 	for _, n := range config.Nodes {
@@ -136,6 +141,10 @@ type liveConfig struct {
 	local         address
 	disk          string // the backing device's path, "" when diskless
 	peerAddresses []address
+	// DRBD 9 only: this node's node-id and, in the order of peerAddresses,
+	// each connection's peer. 8.4's kernel knows neither.
+	nodeID uint8
+	peers  []livePeer
 }
 
 // parseShow84 reads DRBD 8.4's `drbdsetup show <res>`:
@@ -195,7 +204,8 @@ func parseShow84(text string) (liveConfig, error) {
 }
 
 // parseDump reads `drbdadm dump <res>`: the resource file as drbdadm
-// understood it, one "on <node>" block per node.
+// understood it, one "on <node>" block per node. DRBD 8.4's file puts the
+// disk in the "on" block, DRBD 9's in the "on" block's "volume 0".
 func parseDump(text string) ([]backend.ResourceNode, error) {
 	stanzas, err := parseConf(text)
 	if err != nil {
@@ -218,8 +228,8 @@ func parseDump(text string) ([]backend.ResourceNode, error) {
 			}
 			n.Address = a.hostPort()
 		}
-		if s, ok := find(on.block, "disk"); ok && !s.isBlock && len(s.words) == 2 && s.words[1] != "none" {
-			n.Volume = path.Base(s.words[1])
+		if s, ok := diskOf(on.block); ok && s != "none" {
+			n.Volume = path.Base(s)
 		}
 		if s, ok := find(on.block, "node-id"); ok && len(s.words) == 2 {
 			id, err := strconv.ParseUint(s.words[1], 10, 8)
@@ -234,4 +244,23 @@ func parseDump(text string) ([]backend.ResourceNode, error) {
 		nodes = append(nodes, n)
 	}
 	return nodes, nil
+}
+
+// diskOf reads the disk statement of an "on" block: its own, or else its
+// first volume's (DRBD 9's drbdadm dump nests device and disk in "volume N").
+// A `disk { ... }` block of options is not the statement.
+func diskOf(on []stanza) (string, bool) {
+	for _, s := range findAll(on, "disk") {
+		if !s.isBlock && len(s.words) == 2 {
+			return s.words[1], true
+		}
+	}
+	if volume, ok := find(on, "volume"); ok && volume.isBlock {
+		for _, s := range findAll(volume.block, "disk") {
+			if !s.isBlock && len(s.words) == 2 {
+				return s.words[1], true
+			}
+		}
+	}
+	return "", false
 }

@@ -134,4 +134,8 @@ type Node struct {
 	Schedulable  bool
 	Usage        backend.Usage
 	ReportedAt   time.Time
+	// Fenced: the node is known to be down (Kubernetes' out-of-service
+	// taint). DRBD has no fence-peer handler here, so this is how a replica
+	// on another node learns it may be promoted without the fenced one.
+	Fenced bool
 }
