@@ -1,7 +1,9 @@
 package local
 
 import (
+	"context"
 	"errors"
+	"net/http"
 	"fmt"
 	"slices"
 
@@ -82,26 +84,79 @@ func (b *Bed) cut(a, c string, bothWays, on bool) error {
 	return err
 }
 
-// Degrade is not on the local bed yet (tc netem in the namespaces would do
-// it): recorded as a violation.
+// Degrade is not on the local bed yet: tc netem in the namespaces would do
+// it, and this machine's kernel has no netem qdisc. Recorded as a violation.
 func (b *Bed) Degrade(d bed.Degradation) { b.notHere("degrading the sites' link") }
 
 // Restore has nothing to restore while Degrade is not on the local bed.
 func (b *Bed) Restore() {}
 
-// CrashNode is not on the local bed yet: recorded as a violation.
-func (b *Bed) CrashNode(site, node string) { b.notHere("crashing a node") }
-
-// RestartNode is not on the local bed yet.
-func (b *Bed) RestartNode(site, node string) error {
-	return errors.New("restarting a node is not on the local bed yet")
+// CrashNode kills the node agent with SIGKILL: a crash of the agent
+// process, not of the machine -- its pool stays mounted and its volumes'
+// loop devices attached, which the restarted agent adopts.
+func (b *Bed) CrashNode(site, node string) {
+	s, err := b.site(site)
+	if err != nil || node != nodeName {
+		b.violate("bed: crash failed", fmt.Sprintf("no node %s on %s", node, site))
+		return
+	}
+	b.event(site, reports.EventFault, "crash %s/%s (SIGKILL to baton-node)", site, node)
+	s.node.kill()
 }
 
-// CrashController is not on the local bed yet: recorded as a violation.
-func (b *Bed) CrashController(site string) { b.notHere("crashing a site's operator") }
+// RestartNode starts the node agent again and waits until it reports.
+func (b *Bed) RestartNode(site, node string) error {
+	s, err := b.site(site)
+	if err != nil {
+		return err
+	}
+	if node != nodeName {
+		return fmt.Errorf("no node %s on %s", node, site)
+	}
+	if s.node.running() {
+		return nil
+	}
+	b.event(site, reports.EventFault, "restart %s/%s", site, node)
+	if s.node, err = s.node.again(); err != nil {
+		return err
+	}
+	metrics := fmt.Sprintf("http://%s:%d/metrics", s.net.ip, nodeMetricsPort)
+	return b.waitFor(context.Background(), s.node, site+": "+node+" serves again", func() error {
+		response, err := http.Get(metrics)
+		if err != nil {
+			return err
+		}
+		return response.Body.Close()
+	})
+}
 
-// RestartController is not on the local bed yet: recorded as a violation.
-func (b *Bed) RestartController(site string) { b.notHere("restarting a site's operator") }
+// CrashController kills the site's operator with SIGKILL.
+func (b *Bed) CrashController(site string) {
+	s, err := b.site(site)
+	if err != nil {
+		b.violate("bed: crash failed", err.Error())
+		return
+	}
+	b.event(site, reports.EventFault, "crash %s's operator (SIGKILL to baton-controller)", site)
+	s.controller.kill()
+}
+
+// RestartController starts the site's operator again; it serves once it
+// has read its records back, which the next calls wait for as they would.
+func (b *Bed) RestartController(site string) {
+	s, err := b.site(site)
+	if err != nil {
+		b.violate("bed: restart failed", err.Error())
+		return
+	}
+	if s.controller.running() {
+		return
+	}
+	b.event(site, reports.EventFault, "restart %s's operator", site)
+	if s.controller, err = s.controller.again(); err != nil {
+		b.violate("bed: restart failed", err.Error())
+	}
+}
 
 // errNotHere answers what the local bed does not do yet.
 func errNotHere(what string) error { return fmt.Errorf("%s is not on the local bed yet", what) }

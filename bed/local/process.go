@@ -21,6 +21,8 @@ const stopLimit = 30 * time.Second
 type process struct {
 	name   string
 	log    string // the file its stdout and stderr go to
+	netns  string
+	argv   []string // the binary and its arguments
 	cmd    *exec.Cmd
 	exited chan struct{}
 	err    error // set once exited is closed
@@ -33,8 +35,8 @@ func startProcess(name, netns, logFile, binary string, args ...string) (*process
 		return nil, err
 	}
 	defer out.Close()
-	p := &process{name: name, log: logFile, exited: make(chan struct{})}
-	p.cmd = exec.Command("nsenter", append([]string{"--net=" + netns, "--", binary}, args...)...)
+	p := &process{name: name, log: logFile, netns: netns, argv: append([]string{binary}, args...), exited: make(chan struct{})}
+	p.cmd = exec.Command("nsenter", append([]string{"--net=" + netns, "--"}, p.argv...)...)
 	p.cmd.Stdout, p.cmd.Stderr = out, out
 	// Its own process group: a terminal's ^C reaches the bed, which stops
 	// the processes in order, not every process at once.
@@ -95,4 +97,18 @@ func (p *process) tail() string {
 	}
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
 	return strings.Join(lines[max(0, len(lines)-8):], "\n")
+}
+
+// kill ends the process with SIGKILL, as a crash would: it cleans nothing up.
+func (p *process) kill() {
+	if p.running() {
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+	}
+}
+
+// again starts the same binary with the same arguments, in the same
+// namespace, appending to the same log.
+func (p *process) again() (*process, error) {
+	return startProcess(p.name, p.netns, p.log, p.argv[0], p.argv[1:]...)
 }

@@ -36,7 +36,7 @@ func newScenarioRunCommand() *cobra.Command {
 		bedName, bin, dir, out string
 		seed                   uint64
 		timeScale              float64
-		quiet                  bool
+		quiet, chaos           bool
 	)
 	run := &cobra.Command{
 		Use:   "run SCENARIO... --bed sim|local",
@@ -70,10 +70,10 @@ func newScenarioRunCommand() *cobra.Command {
 			for _, sc := range selected {
 				var result reports.Result
 				if bedName == "sim" {
-					result = sweep.One(sc, seed, false)
+					result = sweep.One(sc, seed, chaos)
 				} else {
 					result = runLocal(sc, local.Options{Binaries: bin, Dir: dir, Seed: seed, TimeScale: timeScale, Log: progress},
-						cmd.OutOrStdout())
+						chaos, cmd.OutOrStdout())
 				}
 				printResult(cmd.OutOrStdout(), result)
 				results = append(results, result)
@@ -102,6 +102,7 @@ func newScenarioRunCommand() *cobra.Command {
 	run.Flags().StringVar(&bin, "bin", "", "local: directory holding baton-controller, baton-node and baton-csi; empty builds them with go build")
 	run.Flags().StringVar(&dir, "dir", "", "local: directory for the bed's files and the processes' logs, kept afterwards; empty uses a temporary one")
 	run.Flags().Float64Var(&timeScale, "time-scale", 60, "local: scenario seconds per wall-clock second (Run(3m) lasts 3 s at 60)")
+	run.Flags().BoolVar(&chaos, "chaos", false, "inject faults at phase boundaries, chosen by the seed (on the local bed the faults it lacks fail the run)")
 	run.Flags().BoolVar(&quiet, "quiet", false, "local: do not print the bed's progress on stderr")
 	run.Flags().StringVar(&out, "out", "", "write junit.xml, results.json and report.html into this directory")
 	return run
@@ -109,8 +110,8 @@ func newScenarioRunCommand() *cobra.Command {
 
 // runLocal starts a local bed, runs the scenario on it and closes it; the
 // bed's start-up and the scenario's wall time are printed.
-func runLocal(sc scenarios.Scenario, options local.Options, w io.Writer) reports.Result {
-	replay := fmt.Sprintf("batonctl scenario run %s --bed local --seed %d", sc.Name, options.Seed)
+func runLocal(sc scenarios.Scenario, options local.Options, chaos bool, w io.Writer) reports.Result {
+	replay := fmt.Sprintf("batonctl scenario run %s --bed local --seed %d --chaos=%v", sc.Name, options.Seed, chaos)
 	if options.Dir != "" {
 		options.Dir = fmt.Sprintf("%s/%s-%d", options.Dir, sanitize(sc.Name), time.Now().Unix())
 		if err := os.MkdirAll(options.Dir, 0o700); err != nil {
@@ -144,7 +145,7 @@ func runLocal(sc scenarios.Scenario, options local.Options, w io.Writer) reports
 		}
 	}()
 	ran := time.Now()
-	result := sc.Run(b, scenarios.Options{Seed: options.Seed, Replay: replay})
+	result := sc.Run(b, scenarios.Options{Seed: options.Seed, Chaos: chaos, Replay: replay})
 	fmt.Fprintf(w, "%s: ran in %s\n", sc.Name, time.Since(ran).Round(time.Millisecond))
 	if err := b.Close(); err != nil {
 		result.Verdict = reports.Failed
