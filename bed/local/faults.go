@@ -3,8 +3,8 @@ package local
 import (
 	"context"
 	"errors"
-	"net/http"
 	"fmt"
+	"net/http"
 	"slices"
 
 	"github.com/baton-dr/baton/bed"
