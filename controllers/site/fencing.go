@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -44,9 +43,6 @@ func (r *NodeFencingReconciler) Reconcile(ctx context.Context, request ctrl.Requ
 		}
 		return err
 	})
-	if apierrors.IsConflict(err) {
-		return ctrl.Result{Requeue: true}, nil
-	}
 	return ctrl.Result{}, err
 }
 
