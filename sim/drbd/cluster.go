@@ -137,19 +137,22 @@ func (c *Cluster) Crash(name string) {
 }
 
 func (c *Cluster) crashReplica(r *replica) {
+	r.down = true // from now on it does nothing: not even on the lost connections
 	if r.md != nil {
 		r.md.crashed = true
+		hot := r.md.al.blocks(r.usableBytes)
 		for _, peer := range r.diskfulPeers() {
 			r.md.bitmapFor(peer).union(&r.md.unsynced)
+			r.md.bitmapFor(peer).union(hot)
 		}
 		r.md.unsynced.reset()
+		r.md.al.clear()
 	}
 	for _, peer := range r.peers() {
 		if _, ok := c.conns[keyOf(r.config.Name, r.node, peer)]; ok {
 			c.disconnect(keyOf(r.config.Name, r.node, peer), false)
 		}
 	}
-	r.down = true
 }
 
 // Restart brings a crashed node back with no resource up, as after a reboot
