@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/site"
 )
 
@@ -44,5 +45,39 @@ func TestAFencedNodeIsNamedToThePrimaryOnly(t *testing.T) {
 	}
 	if err := a.FenceNode("nowhere", true); !errors.Is(err, site.ErrNotFound) {
 		t.Fatalf("fencing an unknown node: %v, want ErrNotFound", err)
+	}
+}
+
+// A node whose DRBD replica stopped connecting to a peer (StandAlone: a split
+// brain DRBD dropped the connection on) is recorded on the volume until the
+// node reports it connecting again; nodes without DRBD change nothing.
+func TestAStandAloneReplicaIsRecorded(t *testing.T) {
+	w := newWorld(t)
+	a := w.sites[clusterA]
+	v, err := a.CreateVolume(site.CreateRequest{Name: "db", Shape: site.Shape{SizeBytes: 1 << 30, PlaceCount: 2, VolumeMode: site.Block}})
+	w.must(err)
+	report := func(node string, connection backend.ConnectionState, withDRBD bool) []string {
+		t.Helper()
+		status := site.NodeStatus{Node: node, Address: node}
+		if withDRBD {
+			status.Resources = []backend.ResourceStatus{{Name: v.Dataset(), Role: backend.Secondary, Disk: backend.UpToDate,
+				Peers: []backend.PeerStatus{{Node: "other", Connection: connection}}}}
+		}
+		w.must(a.Report(status))
+		got, err := a.Volume(v.Ref)
+		w.must(err)
+		return got.StandAlone
+	}
+	if got := report("a2", backend.StandAlone, true); !slices.Equal(got, []string{"a2"}) {
+		t.Fatalf("after a2 reported StandAlone: %v", got)
+	}
+	if got := report("a1", backend.StandAlone, true); !slices.Equal(got, []string{"a1", "a2"}) {
+		t.Fatalf("after a1 reported StandAlone too: %v, want sorted [a1 a2]", got)
+	}
+	if got := report("a2", backend.Connected, false); !slices.Equal(got, []string{"a1", "a2"}) {
+		t.Fatalf("a report without DRBD resources changed the record: %v", got)
+	}
+	if got := report("a2", backend.Connecting, true); !slices.Equal(got, []string{"a1"}) {
+		t.Fatalf("after a2 reported Connecting: %v, want [a1]", got)
 	}
 }
