@@ -6,6 +6,7 @@ import (
 
 	"github.com/baton-dr/baton/bed"
 	bedsim "github.com/baton-dr/baton/bed/sim"
+	"github.com/baton-dr/baton/storage/site"
 )
 
 // A crash of the node under the application's pod moves the pod to the
@@ -69,4 +70,39 @@ func TestAPodLostWithItsNodeRunsOnTheOtherWithEveryAcknowledgedWrite(t *testing.
 			}
 		})
 	}
+}
+
+// A split brain inside a site -- here forced by hand: the secondary promoted
+// over a live primary it cannot reach -- is an invariant violation once the
+// nodes report their replicas StandAlone.
+func TestASplitBrainInsideASiteIsAViolation(t *testing.T) {
+	w := newWorld(t, 5)
+	a := w.Site("site-a")
+	v, err := a.Control.CreateVolume(site.CreateRequest{Name: "x", Shape: site.Shape{SizeBytes: 64 << 20, PlaceCount: 2, VolumeMode: site.Block}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Run(10 * time.Second)
+	if v, err = a.Control.Volume(v.Ref); err != nil {
+		t.Fatal(err)
+	}
+	other := "node-1"
+	if v.Primary == other {
+		other = "node-2"
+	}
+	write(t, w, a, v.Ref, 0, 'a')
+	w.Partition("site-a/node-1", "site-a/node-2", true)
+	w.Run(30 * time.Second)
+	if err := a.DRBD.Node(other).Primary(v.Dataset(), true); err != nil {
+		t.Fatal(err)
+	}
+	write(t, w, a, v.Ref, 8192, 'b')
+	w.HealAll()
+	w.Run(time.Minute)
+	for _, violation := range w.Violations() {
+		if violation.Invariant == "volume: split brain inside a site" {
+			return
+		}
+	}
+	t.Fatalf("no split-brain violation; violations: %+v", w.Violations())
 }
