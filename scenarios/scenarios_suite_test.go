@@ -60,6 +60,8 @@ var regressions = []struct {
 	{"gitea/failover", 10187, "the same split, in the fail-back relocation"},
 	{"wordpress/moves", 40011, "the pod's node crashed and came back behind: a fenced member's replica must resync before its zvol turns read-only"},
 	{"gitea/moves", 40011, "the same, with Gitea's volumes"},
+	{"gitea/failover", 50086, "the home node crashed as Primary and resynced its activity log: csums-alg keeps the identical blocks out of the fail-back delta"},
+	{"wordpress/failover", 50086, "the same, with WordPress's volumes"},
 }
 
 var _ = Describe("seeds the chaos hunt once failed", func() {

@@ -109,13 +109,16 @@ func parseConfAddress(words []string) (address, error) {
 // renderResource84 writes the resource file DRBD 8.4's drbdadm reads. It is
 // the configuration replicatortest assumes: protocol C, one primary, fencing
 // resource-only without a fence-peer handler, split brain never resolved
-// automatically, internal metadata on the node's volume.
+// automatically, internal metadata on the node's volume, and a resync that
+// compares checksums (csums-alg) so a block the target already holds is not
+// rewritten: a zvol's unchanged blocks then stay out of its next incremental
+// snapshot, which is what the other site receives.
 func renderResource84(config backend.ResourceConfig, backing func(volume string) string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Written by baton from the resource's allocation; baton rewrites it.\n")
 	b.WriteString("global {\n\tusage-count no;\n}\n")
 	fmt.Fprintf(&b, "resource %s {\n", config.Name)
-	b.WriteString("\tnet {\n\t\tprotocol C;\n")
+	b.WriteString("\tnet {\n\t\tprotocol C;\n\t\tcsums-alg sha256;\n")
 	b.WriteString("\t\tafter-sb-0pri disconnect;\n\t\tafter-sb-1pri disconnect;\n\t\tafter-sb-2pri disconnect;\n\t}\n")
 	b.WriteString("\tdisk {\n\t\tfencing resource-only;\n\t}\n")
 	for _, n := range config.Nodes {

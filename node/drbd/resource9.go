@@ -64,7 +64,7 @@ func renderResource9(config backend.ResourceConfig, backing func(volume string) 
 	b.WriteString("global {\n\tusage-count no;\n}\n")
 	fmt.Fprintf(&b, "resource %s {\n", config.Name)
 	b.WriteString("\toptions {\n\t\tauto-promote no;\n\t}\n")
-	b.WriteString("\tnet {\n\t\tprotocol C;\n\t\tfencing resource-only;\n")
+	b.WriteString("\tnet {\n\t\tprotocol C;\n\t\tfencing resource-only;\n\t\tcsums-alg sha256;\n")
 	b.WriteString("\t\tafter-sb-0pri disconnect;\n\t\tafter-sb-1pri disconnect;\n\t\tafter-sb-2pri disconnect;\n\t}\n")
 	hosts := make([]string, 0, len(config.Nodes))
 	for _, n := range config.Nodes {

@@ -23,6 +23,9 @@ type Cluster struct {
 type Stats struct {
 	// ResyncedBytes are the bytes resync copied from a SyncSource to a SyncTarget.
 	ResyncedBytes uint64
+	// ResyncIdenticalBytes are those of ResyncedBytes the target held
+	// already: csums-alg found them equal, nothing was sent or written.
+	ResyncIdenticalBytes uint64
 	// ReplicatedBytes are the bytes protocol C wrote to peers' backing volumes.
 	ReplicatedBytes uint64
 }

@@ -262,6 +262,10 @@ func TestForcedPromotionAfterPrimaryPowerCut(t *testing.T) {
 
 	// 4. Power back: nodeb up as Secondary with the same configuration; it
 	// resyncs from nodea as SyncTarget.
+	// A snapshot of nodeb's zvol before its return: the bytes it alone holds
+	// afterwards are the blocks the resync rewrote.
+	must(t, b.Pool.Snapshot(name, "before-return"), "Snapshot on %s", b.Name)
+	t.Cleanup(func() { _ = b.Pool.DestroySnapshot(name, "before-return") })
 	site.Heal(a.Name, b.Name)
 	must(t, b.DRBD.Up(config), "Up on %s after its power cut", b.Name)
 	await(t, "the old Primary to resync", func() bool { return upToDatePair(a.DRBD, name) && upToDatePair(b.DRBD, name) })
@@ -285,6 +289,21 @@ func TestForcedPromotionAfterPrimaryPowerCut(t *testing.T) {
 			if anyContains(lines, refusal) {
 				t.Errorf("the return logged %q", refusal)
 			}
+		}
+	}
+	// csums-alg: the resync compared the 16 MiB its bitmaps marked and
+	// rewrote only the 4 MiB that differ, so nodeb's zvol changed by 4 MiB
+	// -- what its next incremental snapshot would carry to the other site.
+	snaps, err := b.Pool.Snapshots(name)
+	must(t, err, "Snapshots on %s", b.Name)
+	for _, s := range snaps {
+		if s.Name != "before-return" {
+			continue
+		}
+		t.Logf("the resync rewrote %d bytes of %s's zvol (the bitmaps marked %d)", s.UsedBytes, b.Name, len(first))
+		if s.UsedBytes < uint64(len(second)) || s.UsedBytes > uint64(len(second))+mib {
+			t.Errorf("the resync rewrote %d bytes of %s's zvol, want the %d that differ: csums-alg should skip the blocks it already held",
+				s.UsedBytes, b.Name, len(second))
 		}
 	}
 	ga, gb := generation(t, a, minor), generation(t, b, minor)
