@@ -149,6 +149,10 @@ type Bed interface {
 	// messages (API calls time out; streams are lost, repeated, overtaken).
 	Degrade(d Degradation)
 	Restore()
+	// CrashNode cuts a storage node's power. A pod on it is lost; once the
+	// node is known down (tainted out-of-service) the pod starts on another
+	// node of its site, which must hold every acknowledged write.
+	// RestartNode brings the node back and takes the taint off.
 	CrashNode(site, node string)
 	RestartNode(site, node string) error
 	CrashController(site string)

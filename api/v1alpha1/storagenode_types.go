@@ -200,6 +200,12 @@ type StorageNodeStatus struct {
 	// ReportedAt is when the node's agent last reported.
 	// +optional
 	ReportedAt Timestamp `json:"reportedAt,omitempty"`
+
+	// Fenced is true while the Kubernetes Node carries the
+	// node.kubernetes.io/out-of-service taint: the node is known to be down,
+	// so a replica on another node may be promoted without it.
+	// +optional
+	Fenced bool `json:"fenced,omitempty"`
 }
 
 // StorageNode is one storage node of a site's cluster.

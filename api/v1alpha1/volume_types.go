@@ -34,6 +34,9 @@ const (
 	VolumeReplicasSyncingReason = "ReplicasSyncing"
 	// VolumeReplicaMissingReason: fewer replicas than placeCount.
 	VolumeReplicaMissingReason = "ReplicaMissing"
+	// VolumeSplitBrainReason: a node's DRBD replica stopped connecting to a
+	// peer (StandAlone) -- a split brain that needs a person.
+	VolumeSplitBrainReason = "SplitBrain"
 
 	// VolumeReplicatingCondition is true while the member ships snapshots to
 	// another site.
@@ -248,6 +251,14 @@ type VolumeRecord struct {
 	// +kubebuilder:validation:items:MaxLength=253
 	// +optional
 	PresentNodes []string `json:"presentNodes,omitempty"`
+
+	// StandAloneNodes are the nodes whose DRBD replica stopped connecting to
+	// a peer: a split brain DRBD dropped the connection on, which a person
+	// resolves by choosing the data to discard.
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:MaxLength=253
+	// +optional
+	StandAloneNodes []string `json:"standAloneNodes,omitempty"`
 
 	// CreatedAt is when the member was created.
 	// +optional

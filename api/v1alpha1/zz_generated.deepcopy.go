@@ -1574,6 +1574,11 @@ func (in *VolumeRecord) DeepCopyInto(out *VolumeRecord) {
 		*out = make([]string, len(*in))
 		copy(*out, *in)
 	}
+	if in.StandAloneNodes != nil {
+		in, out := &in.StandAloneNodes, &out.StandAloneNodes
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
 	if in.Snapshots != nil {
 		in, out := &in.Snapshots, &out.Snapshots
 		*out = make([]SnapshotRef, len(*in))

@@ -7,10 +7,12 @@ package controlplane
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"k8s.io/client-go/rest"
@@ -65,6 +67,14 @@ func repositoryRoot() string {
 type Options struct {
 	// CRDDirectories are installed before Start returns.
 	CRDDirectories []string
+	// Address is the IP the API server listens on (and its serving
+	// certificate names); empty is 127.0.0.1. The local bed gives its bridge's
+	// address, so that processes in the sites' network namespaces reach it.
+	Address string
+	// Unsynced runs etcd with --unsafe-no-fsync, so that its fsyncs do not
+	// queue behind the pools' on a shared disk: for a bed, whose records live
+	// only as long as the bed does. A crash of the machine loses them.
+	Unsynced bool
 }
 
 // ControlPlane is one running kube-apiserver with its etcd.
@@ -84,11 +94,35 @@ func Start(options Options) (*ControlPlane, error) {
 		CRDDirectoryPaths:     options.CRDDirectories,
 		ErrorIfCRDPathMissing: len(options.CRDDirectories) > 0,
 	}
+	if options.Unsynced {
+		env.ControlPlane.Etcd = &envtest.Etcd{}
+		env.ControlPlane.Etcd.Configure().Set("unsafe-no-fsync", "true")
+	}
+	if options.Address != "" {
+		// envtest keeps the address only with a port: without one it picks a
+		// loopback address and port of its own.
+		port, err := freePort(options.Address)
+		if err != nil {
+			return nil, err
+		}
+		serving := &env.ControlPlane.GetAPIServer().SecureServing
+		serving.Address, serving.Port = options.Address, port
+	}
 	config, err := env.Start()
 	if err != nil {
 		return nil, fmt.Errorf("failed to start the control plane: %w", err)
 	}
 	return &ControlPlane{env: env, Config: config}, nil
+}
+
+// freePort finds a port nobody listens on at address.
+func freePort(address string) (string, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort(address, "0"))
+	if err != nil {
+		return "", fmt.Errorf("failed to find a free port on %s: %w", address, err)
+	}
+	defer l.Close()
+	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port), nil
 }
 
 // Stop stops the API server and etcd and removes etcd's data.

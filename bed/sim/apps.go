@@ -51,6 +51,8 @@ type app struct {
 	// restartAt is when the pod starts the application again after a write
 	// failed on a full pool; zero while it runs.
 	restartAt time.Time
+	// evicted is the pod lost with its node and not running elsewhere yet.
+	evicted *eviction
 }
 
 type appVolume struct {
@@ -121,11 +123,14 @@ func blockCapability() *csispec.VolumeCapability {
 	}
 }
 
-// start schedules the application's pod on the site's first node: stage and
-// publish every volume (the kubelet retrying while the device is not ready),
-// open the devices, and let the application write.
+// start schedules the application's pod on the site's first node that is
+// up: stage and publish every volume (the kubelet retrying while the device
+// is not ready), open the devices, and let the application write.
 func (w *World) start(a *app, s *Site) error {
-	n := s.Nodes[0]
+	n := w.upNode(s.Name, nil)
+	if n == nil {
+		return fmt.Errorf("start %s on %s: no node is up", a.spec.Name, s.Name)
+	}
 	devices, err := w.stage(n, a.volumes)
 	if err != nil {
 		return err
@@ -198,9 +203,11 @@ func (w *World) stop(a *app) {
 	if a.site == "" {
 		return
 	}
-	closeAll(a.devices)
-	w.unstage(a.node, a.volumes)
-	a.site, a.node, a.devices, a.restartAt = "", nil, nil, time.Time{}
+	if a.node != nil {
+		closeAll(a.devices)
+		w.unstage(a.node, a.volumes)
+	}
+	a.site, a.node, a.devices, a.evicted, a.restartAt = "", nil, nil, nil, time.Time{}
 }
 
 func (w *World) unstage(n *Node, volumes []appVolume) {
@@ -226,12 +233,14 @@ func closeAll(devices workload.Devices) {
 
 // step is one operation of every running application (and of every tail).
 func (w *World) step() {
+	w.loseCrashedPods()
+	w.reschedule()
 	for _, name := range w.appOrder {
 		a := w.apps[name]
-		if a.site != "" && !a.restartAt.IsZero() && !w.Sim.Now().Before(a.restartAt) {
+		if a.running() && !a.restartAt.IsZero() && !w.Sim.Now().Before(a.restartAt) {
 			w.restart(a)
 		}
-		if a.site != "" {
+		if a.running() {
 			res, err := a.model.Step(w.Sim.Now(), a.devices)
 			switch {
 			case err == nil && res.Acknowledged:
@@ -387,6 +396,9 @@ func (w *World) Verify(name string) (workload.Verdict, error) {
 	}
 	if a.site == "" {
 		return workload.Verdict{}, fmt.Errorf("application %q is not running", name)
+	}
+	if err := w.awaitPod(a); err != nil {
+		return workload.Verdict{}, err
 	}
 	return a.model.Verify(a.devices, w.Sim.Now()), nil
 }

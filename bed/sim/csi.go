@@ -28,9 +28,22 @@ func (s *Site) newCSI() {
 	s.CSIController = &csi.Controller{Clusters: clusters(s.csiController()), Locks: &csi.Locks{}}
 	s.CSIReplication = &csi.Replication{Clusters: clusters(s.csiController()), Locks: &csi.Locks{}}
 	for _, n := range s.Nodes {
-		n.CSI = &csi.Node{Clusters: clusters(n.Endpoint), Locks: &csi.Locks{}, NodeID: n.Name, Site: s.Name,
-			Devices: devices{node: n}, Mounter: newMounter()}
+		s.newNodeCSI(n, newMounter())
 	}
+}
+
+// newNodeCSI starts a node's CSI node service over its mount table.
+func (s *Site) newNodeCSI(n *Node, mounts *mounter) {
+	clusters := &csi.Clusters{Dialer: dialer{world: s.world, from: n.Endpoint}, Default: s.clustersSecret()}
+	n.CSI = &csi.Node{Clusters: clusters, Locks: &csi.Locks{}, NodeID: n.Name, Site: s.Name,
+		Devices: devices{node: n}, Mounter: mounts}
+}
+
+// rebootCSI restarts a node's CSI node service after the node rebooted: no
+// mount survived, the files and the filesystems on the devices did.
+func (s *Site) rebootCSI(n *Node) {
+	old := n.CSI.Mounter.(*mounter)
+	s.newNodeCSI(n, &mounter{filesystems: old.filesystems, mounts: map[string]string{}, paths: old.paths})
 }
 
 // clustersSecret is the secret the site's operator writes for its driver:

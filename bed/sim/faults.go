@@ -103,6 +103,8 @@ func (w *World) RestartNode(site, node string) error {
 		return err
 	}
 	n.Agent, n.Up = fresh, true
+	n.site.rebootCSI(n)
+	n.site.taint(n.Name, false)
 	return nil
 }
 

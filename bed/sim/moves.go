@@ -23,14 +23,16 @@ func (w *World) Failover(name, to string) (workload.Verdict, error) {
 	from := a.site
 	w.event(to, reports.EventAction, "fail over %s from %s to %s", name, from, to)
 	if from != "" {
-		tail, err := w.newModel(a.spec, name+"~tail")
-		if err != nil {
-			return workload.Verdict{}, err
+		if a.running() {
+			tail, err := w.newModel(a.spec, name+"~tail")
+			if err != nil {
+				return workload.Verdict{}, err
+			}
+			a.tail = &tailWriter{model: tail, site: from, node: a.node, devices: a.devices}
 		}
-		a.tail = &tailWriter{model: tail, site: from, node: a.node, devices: a.devices}
 		a.stopOn[from] = true
 		a.wants[from] = wish{state: ramen.Secondary, autoResync: true}
-		a.site, a.node, a.devices, a.restartAt = "", nil, nil, time.Time{}
+		a.site, a.node, a.devices, a.evicted, a.restartAt = "", nil, nil, nil, time.Time{}
 	}
 	a.wants[to] = wish{state: ramen.Primary}
 	if err := w.await(a, to, "promote"); err != nil {

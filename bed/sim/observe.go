@@ -53,6 +53,29 @@ func (w *World) observeTick() {
 			w.violate("chain", key)
 		}
 	}
+	w.checkSplitBrains()
+}
+
+// checkSplitBrains holds the invariant that DRBD never splits a volume
+// inside a site: the bed only fences nodes that are down, so a replica gone
+// StandAlone means the agent promoted where it must not have.
+func (w *World) checkSplitBrains() {
+	for _, s := range w.sites {
+		volumes, err := s.Store.Volumes()
+		if err != nil {
+			continue
+		}
+		for _, v := range volumes {
+			if len(v.StandAlone) == 0 {
+				continue
+			}
+			key := fmt.Sprintf("split brain: %s on %s: %v", v.Ref, s.Name, v.StandAlone)
+			if !w.reported[key] {
+				w.reported[key] = true
+				w.violate("volume: split brain inside a site", key)
+			}
+		}
+	}
 }
 
 // recordSyncs adds every shipment completed since the last look, with the

@@ -36,6 +36,8 @@ type Site struct {
 	Nodes []*Node
 	// ControllerUp is false while the site's operator is crashed.
 	ControllerUp bool
+	// outOfService are the nodes Kubernetes has tainted out-of-service.
+	outOfService map[string]bool
 	// DRBD is the site's replication fabric; nil when volumes have one replica.
 	DRBD Fabric
 	// The CSI driver's controller-side services, in the csi-controller pod.
@@ -76,7 +78,7 @@ func newSite(w *World, name string, cluster chain.ClusterID) (*Site, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Site{Name: name, Cluster: cluster, Store: store, api: objects, ControllerUp: true, world: w,
+	s := &Site{Name: name, Cluster: cluster, Store: store, api: objects, ControllerUp: true, world: w, outOfService: map[string]bool{},
 		peers: map[chain.ClusterID]storageapi.Cluster{}}
 	if objects != nil {
 		s.objects = objects.client(operatorManager)
@@ -140,6 +142,7 @@ func (s *Site) start() {
 		if !s.ControllerUp {
 			return
 		}
+		s.syncFences()
 		if err := s.API.Tick(); err != nil {
 			w.Sim.Logf("error", "%s tick: %v", s.Name, err)
 		}

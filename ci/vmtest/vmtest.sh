@@ -15,7 +15,8 @@
 #
 # No qemu outlives the script: an EXIT trap kills the guests it started, by
 # pid, and each runs under timeout(1) should the script die unseen.
-# BATON_VMTEST_KEEP=1 keeps the run directory for a look at the consoles.
+# BATON_VMTEST_KEEP=1 keeps the run directory for a look at the consoles;
+# BATON_VMTEST_RUN=<regexp> runs only the tests it matches (go test -run).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -74,6 +75,8 @@ nodeb) BATON_SELF_CONTROL=10.98.0.2:7070 BATON_PEER_CONTROL=10.98.0.1:7070 ;;
 esac
 export BATON_NODES BATON_SELF_CONTROL BATON_PEER_CONTROL
 ENV
+# BATON_VMTEST_RUN narrows every binary to the tests its -test.run matches.
+printf 'BATON_RUN=%q\nexport BATON_RUN\n' "${BATON_VMTEST_RUN:-}" >>"$share/env.sh"
 
 # free_port finds a loopback TCP port nobody listens on.
 free_port() {

@@ -158,6 +158,7 @@ func wire(ctx context.Context, m manager.Manager, o options, logger logr.Logger)
 		&site.OperatorOpsReconciler{Client: c, Clock: clock, Discoverer: discoverer},
 		&site.DraftReconciler{Client: c, Clock: clock, Random: rand.Reader},
 		&site.TestFailoverReconciler{Client: c, Clock: clock, Operator: op, DriverName: o.csiDriver},
+		&site.NodeFencingReconciler{Client: c, Operator: op},
 		&site.CSISecretReconciler{Client: c, Namespace: o.namespace, SecretName: o.csiSecret, Endpoint: o.endpoint(), Random: rand.Reader},
 	} {
 		if err := r.SetupWithManager(m); err != nil {

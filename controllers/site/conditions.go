@@ -2,6 +2,7 @@ package site
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -58,6 +59,9 @@ func volumeConditions(v core.Volume, p *core.Pairing) []metav1.Condition {
 	}
 	degraded := condition(v1.VolumeDegradedCondition, false, v1.VolumeAsExpectedReason, "as protected as asked")
 	switch {
+	case len(v.StandAlone) > 0:
+		degraded = condition(v1.VolumeDegradedCondition, true, v1.VolumeSplitBrainReason,
+			fmt.Sprintf("DRBD on %s stopped connecting to a peer (split brain): choose the replica whose data to discard", strings.Join(v.StandAlone, ", ")))
 	case v.State == chain.Active && len(v.Present) > 0 && len(v.Present) < v.PlaceCount:
 		degraded = condition(v1.VolumeDegradedCondition, true, v1.VolumeReplicaMissingReason,
 			fmt.Sprintf("%d of %d nodes report the data", len(v.Present), v.PlaceCount))

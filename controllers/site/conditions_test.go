@@ -50,6 +50,8 @@ func TestVolumeConditions(t *testing.T) {
 			"Ready=True/Ready Replicating=True/Replicating Degraded=True/SyncFailed "},
 		{"one node lost the data", with(func(v *core.Volume) { v.Present = []string{"a1"} }), shipping,
 			"Ready=True/Ready Replicating=True/Replicating Degraded=True/ReplicaMissing "},
+		{"a split brain, while shipments fail too", with(func(v *core.Volume) { v.StandAlone = []string{"a2"} }), failing,
+			"Ready=True/Ready Replicating=True/Replicating Degraded=True/SplitBrain "},
 		{"no node reported yet", with(func(v *core.Volume) { v.Present = nil }), nil,
 			"Ready=False/Provisioning Replicating=False/NotReplicated Degraded=False/AsExpected "},
 		{"superseded", with(func(v *core.Volume) { v.State, v.Successor = chain.Demoted, successor }), paused,

@@ -34,6 +34,7 @@ func renderNode(o *v1.StorageNode, n core.Node) error {
 	}
 	o.Status.AgentAddress = n.Address
 	o.Status.ReportedAt = v1.NewTimestamp(n.ReportedAt)
+	o.Status.Fenced = n.Fenced
 	return nil
 }
 
@@ -55,6 +56,6 @@ func nodeRecord(o *v1.StorageNode) (core.Node, error) {
 		Name: o.Name, Address: o.Status.AgentAddress, Provisioning: provisioning, Schedulable: !o.Spec.Unschedulable,
 		Usage: backend.Usage{SizeBytes: uint64(pool.SizeBytes), AllocatedBytes: uint64(pool.AllocatedBytes),
 			FreeBytes: uint64(pool.FreeBytes)},
-		ReportedAt: reported,
+		ReportedAt: reported, Fenced: o.Status.Fenced,
 	}, nil
 }

@@ -129,7 +129,7 @@ func nodeTable() []core.Node {
 		{Name: "a1", Address: "10.0.0.1:7900", Schedulable: true,
 			Usage: backend.Usage{SizeBytes: 100 << 30, AllocatedBytes: 1 << 30, FreeBytes: 99 << 30}, ReportedAt: at(1)},
 		{Name: "a2", Provisioning: backend.Thick, Usage: backend.Usage{SizeBytes: math.MaxInt64}},
-		{Name: "a3", Schedulable: true},
+		{Name: "a3", Schedulable: true, Fenced: true},
 	}
 }
 
@@ -141,7 +141,7 @@ func randomVolume(r *rand.Rand, n int) core.Volume {
 		Shape: core.Shape{SizeBytes: 1 + r.Uint64N(math.MaxInt64), Provisioning: backend.Provisioning(r.IntN(2)),
 			PlaceCount: 1 + r.IntN(16), FsType: pick(r, "", "ext4", "xfs"), VolumeMode: core.VolumeMode(pick(r, "Filesystem", "Block"))},
 		Name: pick(r, "", fmt.Sprintf("pvc-%d", n)), Primary: pick(r, "", "a1"), Home: pick(r, "", "a1", "a2"),
-		Initialized: r.IntN(2) == 0, Present: randomNames(r), FsFound: pick(r, "", "ext4"),
+		Initialized: r.IntN(2) == 0, Present: randomNames(r), StandAlone: randomNames(r), FsFound: pick(r, "", "ext4"),
 		CreatedAt: randomTime(r), FencedAt: randomTime(r), Tail: pick(r, "", "baton-tail-1"),
 		SuccessorAnnounced: r.IntN(2) == 0, Snapshots: randomSnapshots(r), Deleting: r.IntN(4) == 0, Destroyed: randomNames(r)}
 	if r.IntN(2) == 0 {

@@ -94,7 +94,7 @@ func renderVolumeStatus(s *v1.VolumeStatus, v core.Volume) error {
 	s.Initialized, s.FSType = v.Initialized, v.FsFound
 	s.VolumeRecord = v1.VolumeRecord{
 		DRBDResource: v.Allocation.Resource, Primary: v.Primary, Home: v.Home,
-		PresentNodes: slices.Clone(v.Present), CreatedAt: v1.NewTimestamp(v.CreatedAt),
+		PresentNodes: slices.Clone(v.Present), StandAloneNodes: slices.Clone(v.StandAlone), CreatedAt: v1.NewTimestamp(v.CreatedAt),
 		FencedAt: v1.NewTimestamp(v.FencedAt), Tail: v.Tail, SuccessorAnnounced: v.SuccessorAnnounced,
 		Snapshots: snapshotRefs(v.Snapshots), Deleting: v.Deleting, DestroyedNodes: slices.Clone(v.Destroyed),
 	}
@@ -177,6 +177,7 @@ func readVolumeStatus(v *core.Volume, s *v1.VolumeStatus) error {
 	}
 	v.Primary, v.Home, v.Initialized, v.FsFound = s.Primary, s.Home, s.Initialized, s.FSType
 	v.Present, v.Tail, v.SuccessorAnnounced = slices.Clone(s.PresentNodes), s.Tail, s.SuccessorAnnounced
+	v.StandAlone = slices.Clone(s.StandAloneNodes)
 	v.Snapshots, v.Deleting, v.Destroyed = snapshotInfos(s.Snapshots), s.Deleting, slices.Clone(s.DestroyedNodes)
 	if v.CreatedAt, err = s.CreatedAt.Time(); err != nil {
 		return err

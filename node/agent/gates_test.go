@@ -22,7 +22,11 @@ func (r *replicator) HasMetadata(backend.ResourceConfig) (bool, error) { return 
 func (r *replicator) CreateMetadata(backend.ResourceConfig) error      { return nil }
 func (r *replicator) Up(backend.ResourceConfig) error                  { return nil }
 func (r *replicator) Down(string) error                                { return nil }
-func (r *replicator) Primary(string, bool) error {
+func (r *replicator) Primary(_ string, force bool) error {
+	if force {
+		r.calls = append(r.calls, "primary --force")
+		return nil
+	}
 	r.calls = append(r.calls, "primary")
 	return nil
 }
@@ -101,5 +105,65 @@ func TestAStaleLookingSecondaryIsNotSnapshotted(t *testing.T) {
 		if taken := len(snaps) == 1; taken != c.taken {
 			t.Errorf("%s: snapshot taken %v, want %v", c.name, taken, c.taken)
 		}
+	}
+}
+
+// A Primary whose peer is gone is promoted over it -- drbdadm primary --force,
+// since no fence-peer handler can vouch for the peer -- only when the site
+// says the peer is fenced; otherwise DRBD's own refusal stands.
+func TestAMissingPeerIsSkippedOnlyWhenFenced(t *testing.T) {
+	cases := []struct {
+		name   string
+		peer   backend.ConnectionState
+		fenced []string
+		want   string
+	}{
+		{"connected peer", backend.Connected, nil, "primary"},
+		{"missing peer, not fenced", backend.Connecting, nil, "primary"},
+		{"missing peer, fenced", backend.Connecting, []string{"n2"}, "primary --force"},
+		{"connected peer, fenced", backend.Connected, []string{"n2"}, "primary"},
+		{"missing peer, another fenced", backend.Connecting, []string{"n3"}, "primary"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := &replicator{status: backend.ResourceStatus{Role: backend.Secondary, Disk: backend.UpToDate,
+				Peers: []backend.PeerStatus{{Node: "n2", Connection: c.peer, Disk: backend.Outdated}}}}
+			a, _ := drbdAgent(t, r)
+			v := drbdVolume(backend.Primary)
+			v.FencedPeers = c.fenced
+			a.Reconcile(site.NodeSpec{Node: "n1", Volumes: []site.VolumeSpec{v}})
+			if len(r.calls) != 1 || r.calls[0] != c.want {
+				t.Fatalf("calls %v, want [%s]", r.calls, c.want)
+			}
+		})
+	}
+}
+
+// A fenced member's replica that is behind its peer keeps a writable backing
+// volume until DRBD has resynced it: a read-only zvol would fail the resync,
+// and the replica would never hold what the final snapshot must carry (chaos
+// seed 40011). Once UpToDate it is fenced.
+func TestAFencedReplicaStaysWritableUntilResynced(t *testing.T) {
+	r := &replicator{status: backend.ResourceStatus{Role: backend.Secondary, Disk: backend.Inconsistent,
+		Peers: []backend.PeerStatus{{Node: "n2", Connection: backend.Connected, Disk: backend.UpToDate}}}}
+	a, pool := drbdAgent(t, r)
+	v := drbdVolume(backend.Secondary)
+	v.ReadOnly = true
+	readOnly := func() bool {
+		t.Helper()
+		info, err := pool.Volume(v.Dataset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info.ReadOnly
+	}
+	a.Reconcile(site.NodeSpec{Node: "n1", Volumes: []site.VolumeSpec{v}})
+	if readOnly() {
+		t.Fatal("a resyncing replica's zvol was made read-only")
+	}
+	r.status.Disk = backend.UpToDate
+	a.Reconcile(site.NodeSpec{Node: "n1", Volumes: []site.VolumeSpec{v}})
+	if !readOnly() {
+		t.Fatal("an UpToDate replica of a fenced member is not read-only")
 	}
 }

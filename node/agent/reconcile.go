@@ -49,7 +49,11 @@ func (a *Agent) converge(v site.VolumeSpec) error {
 		return err
 	}
 	pool := a.options.Pool
-	if err := pool.SetReadOnly(v.Dataset, v.ReadOnly); err != nil {
+	readOnly, err := a.readOnly(v)
+	if err != nil {
+		return err
+	}
+	if err := pool.SetReadOnly(v.Dataset, readOnly); err != nil {
 		return fmt.Errorf("failed to fence %s: %w", v.Dataset, err)
 	}
 	snaps, err := pool.Snapshots(v.Dataset)
@@ -204,11 +208,49 @@ func (a *Agent) ensureReplication(v site.VolumeSpec) error {
 		return fmt.Errorf("not promoting %s on %s before its resync completes: its disk is %s",
 			v.Resource.Name, a.options.Node, status.Disk)
 	case v.Role == backend.Primary && status.Role != backend.Primary:
-		return drbd.Primary(v.Resource.Name, false)
+		return drbd.Primary(v.Resource.Name, onlyFencedMissing(status, v.FencedPeers))
 	case v.Role == backend.Secondary && status.Role == backend.Primary:
 		return drbd.Secondary(v.Resource.Name)
 	}
 	return nil
+}
+
+// readOnly is the fence of a member that is no longer Active: its dataset
+// turns read-only -- but not while DRBD still has to resync this replica.
+// A replica behind its peers (a node that was down when the member was
+// demoted) takes the writes it missed into its backing volume, and those
+// writes would fail on a read-only zvol, the resync with them, and the
+// replica would never hold the data its final snapshot must carry. Nothing
+// else writes meanwhile: a fenced member has no Primary.
+func (a *Agent) readOnly(v site.VolumeSpec) (bool, error) {
+	drbd := a.options.Replicator
+	if !v.ReadOnly || drbd == nil || !v.Up {
+		return v.ReadOnly, nil
+	}
+	status, err := drbd.Status(v.Resource.Name)
+	if err != nil {
+		return false, err
+	}
+	return status.Disk == backend.UpToDate, nil
+}
+
+// onlyFencedMissing reports whether every peer this UpToDate replica is not
+// connected to is fenced, and one is: then the promotion may skip fencing the
+// peer (drbdadm primary --force), which DRBD cannot do itself without a
+// fence-peer handler. The local disk is UpToDate (the caller checked), so the
+// force never makes stale data current; it only vouches for the missing peer.
+func onlyFencedMissing(status backend.ResourceStatus, fenced []string) bool {
+	missing := 0
+	for _, p := range status.Peers {
+		if p.Connection == backend.Connected {
+			continue
+		}
+		if !slices.Contains(fenced, p.Node) {
+			return false
+		}
+		missing++
+	}
+	return missing > 0
 }
 
 // startsFresh reports whether this node should start a new resource: all its

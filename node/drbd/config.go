@@ -28,6 +28,11 @@ func checkConfig(config backend.ResourceConfig, node string, version Version) (b
 	if version == V84 && len(config.Nodes) > 2 {
 		return backend.ResourceNode{}, invalid("DRBD 8.4 replicates between two nodes, not %d", len(config.Nodes))
 	}
+	if version == V9 {
+		if err := checkNodeIDs(config.Nodes); err != nil {
+			return backend.ResourceNode{}, invalid("%v", err)
+		}
+	}
 	var self backend.ResourceNode
 	found := false
 	for _, n := range config.Nodes {
@@ -104,13 +109,16 @@ func parseConfAddress(words []string) (address, error) {
 // renderResource84 writes the resource file DRBD 8.4's drbdadm reads. It is
 // the configuration replicatortest assumes: protocol C, one primary, fencing
 // resource-only without a fence-peer handler, split brain never resolved
-// automatically, internal metadata on the node's volume.
+// automatically, internal metadata on the node's volume, and a resync that
+// compares checksums (csums-alg) so a block the target already holds is not
+// rewritten: a zvol's unchanged blocks then stay out of its next incremental
+// snapshot, which is what the other site receives.
 func renderResource84(config backend.ResourceConfig, backing func(volume string) string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Written by baton from the resource's allocation; baton rewrites it.\n")
 	b.WriteString("global {\n\tusage-count no;\n}\n")
 	fmt.Fprintf(&b, "resource %s {\n", config.Name)
-	b.WriteString("\tnet {\n\t\tprotocol C;\n")
+	b.WriteString("\tnet {\n\t\tprotocol C;\n\t\tcsums-alg sha256;\n")
 	b.WriteString("\t\tafter-sb-0pri disconnect;\n\t\tafter-sb-1pri disconnect;\n\t\tafter-sb-2pri disconnect;\n\t}\n")
 	b.WriteString("\tdisk {\n\t\tfencing resource-only;\n\t}\n")
 	for _, n := range config.Nodes {
@@ -136,6 +144,10 @@ type liveConfig struct {
 	local         address
 	disk          string // the backing device's path, "" when diskless
 	peerAddresses []address
+	// DRBD 9 only: this node's node-id and, in the order of peerAddresses,
+	// each connection's peer. 8.4's kernel knows neither.
+	nodeID uint8
+	peers  []livePeer
 }
 
 // parseShow84 reads DRBD 8.4's `drbdsetup show <res>`:
@@ -195,7 +207,8 @@ func parseShow84(text string) (liveConfig, error) {
 }
 
 // parseDump reads `drbdadm dump <res>`: the resource file as drbdadm
-// understood it, one "on <node>" block per node.
+// understood it, one "on <node>" block per node. DRBD 8.4's file puts the
+// disk in the "on" block, DRBD 9's in the "on" block's "volume 0".
 func parseDump(text string) ([]backend.ResourceNode, error) {
 	stanzas, err := parseConf(text)
 	if err != nil {
@@ -218,8 +231,8 @@ func parseDump(text string) ([]backend.ResourceNode, error) {
 			}
 			n.Address = a.hostPort()
 		}
-		if s, ok := find(on.block, "disk"); ok && !s.isBlock && len(s.words) == 2 && s.words[1] != "none" {
-			n.Volume = path.Base(s.words[1])
+		if s, ok := diskOf(on.block); ok && s != "none" {
+			n.Volume = path.Base(s)
 		}
 		if s, ok := find(on.block, "node-id"); ok && len(s.words) == 2 {
 			id, err := strconv.ParseUint(s.words[1], 10, 8)
@@ -234,4 +247,23 @@ func parseDump(text string) ([]backend.ResourceNode, error) {
 		nodes = append(nodes, n)
 	}
 	return nodes, nil
+}
+
+// diskOf reads the disk statement of an "on" block: its own, or else its
+// first volume's (DRBD 9's drbdadm dump nests device and disk in "volume N").
+// A `disk { ... }` block of options is not the statement.
+func diskOf(on []stanza) (string, bool) {
+	for _, s := range findAll(on, "disk") {
+		if !s.isBlock && len(s.words) == 2 {
+			return s.words[1], true
+		}
+	}
+	if volume, ok := find(on, "volume"); ok && volume.isBlock {
+		for _, s := range findAll(volume.block, "disk") {
+			if !s.isBlock && len(s.words) == 2 {
+				return s.words[1], true
+			}
+		}
+	}
+	return "", false
 }

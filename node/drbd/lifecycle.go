@@ -1,6 +1,7 @@
 package drbd
 
 import (
+	"fmt"
 	"path"
 	"slices"
 
@@ -50,11 +51,15 @@ func (r *Replicator) sameAsLive(config backend.ResourceConfig, self backend.Reso
 	for _, n := range config.Nodes {
 		if n.Node != self.Node {
 			a, _ := splitAddress(n.Address)
-			peers = append(peers, a.String())
+			peers = append(peers, r.describePeer(n.NodeID, a))
 		}
 	}
-	for _, a := range live.peerAddresses {
-		livePeers = append(livePeers, a.String())
+	for i, a := range live.peerAddresses {
+		var nodeID uint8
+		if i < len(live.peers) {
+			nodeID = live.peers[i].nodeID
+		}
+		livePeers = append(livePeers, r.describePeer(nodeID, a))
 	}
 	slices.Sort(peers)
 	slices.Sort(livePeers)
@@ -63,7 +68,13 @@ func (r *Replicator) sameAsLive(config backend.ResourceConfig, self backend.Reso
 		return backend.Refusal(backend.ErrRefused, "drbdsetup",
 			"%d: Failure: (161) Minor or volume exists already (delete it first) (running minor %d, asked %d)",
 			config.Minor, live.minor, config.Minor)
-	case live.local != want:
+	case r.version == V9 && live.nodeID != self.NodeID:
+		return backend.Refusal(backend.ErrRefused, "drbdsetup",
+			"%s: node-id %d is running, %d asked: DRBD 9 takes a node-id only while the resource is down",
+			config.Name, live.nodeID, self.NodeID)
+	case live.local != want && !(r.version == V9 && live.local == address{}):
+		// DRBD 9 keeps the node's address in its paths: with no path the
+		// kernel holds no address to differ from, and the peers decide.
 		return backend.Refusal(backend.ErrRefused, "drbdsetup",
 			"%s: Failure: (125) Device has a net-config (use disconnect first) (running %s, asked %s)",
 			config.Name, live.local, want)
@@ -77,6 +88,15 @@ func (r *Replicator) sameAsLive(config backend.ResourceConfig, self backend.Reso
 			config.Name, livePeers, peers)
 	}
 	return nil
+}
+
+// describePeer is a peer as sameAsLive compares it: its address, and on
+// DRBD 9, whose kernel knows them, its node-id.
+func (r *Replicator) describePeer(nodeID uint8, a address) string {
+	if r.version == V9 {
+		return fmt.Sprintf("node-id %d %s", nodeID, a)
+	}
+	return a.String()
 }
 
 // configuredNodes reads the nodes of a resource from its file as drbdadm
@@ -103,6 +123,9 @@ func (r *Replicator) Show(resource string) (backend.ResourceConfig, error) {
 	}
 	if !up {
 		return backend.ResourceConfig{}, noSuchResource(resource)
+	}
+	if r.version == V9 {
+		return r.show9(resource, live), nil
 	}
 	config := backend.ResourceConfig{Name: resource, Minor: live.minor, Port: live.local.port}
 	selfVolume := ""
@@ -131,17 +154,14 @@ func (r *Replicator) Show(resource string) (backend.ResourceConfig, error) {
 	return config, nil
 }
 
-// Status reports the resource's state on this node (`drbdsetup status
-// --verbose --statistics`), its peers named from the resource file.
+// Status reports the resource's state on this node (DRBD 8.4: `drbdsetup
+// status --verbose --statistics`; DRBD 9: `drbdsetup events2 --now
+// --statistics`), its peers named from the resource file.
 func (r *Replicator) Status(resource string) (backend.ResourceStatus, error) {
 	if !safeName.MatchString(resource) {
 		return backend.ResourceStatus{}, noSuchResource(resource)
 	}
-	out, err := r.output(nil, "drbdsetup", "status", resource, "--verbose", "--statistics", "--color=never")
-	if err != nil {
-		return backend.ResourceStatus{}, err
-	}
-	live, err := parseStatus(out)
+	live, err := r.liveStatus(resource)
 	if err != nil {
 		return backend.ResourceStatus{}, err
 	}

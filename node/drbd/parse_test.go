@@ -251,6 +251,7 @@ func FuzzParseShow84(f *testing.F) {
 func FuzzParseDump(f *testing.F) {
 	f.Add(dumpPair)
 	f.Add("resource r { on a { address ipv6 [::1]:1; node-id 300; } }")
+	f.Add(sample(f, "dump9", "three-nodes.txt"))
 	f.Fuzz(func(t *testing.T, text string) {
 		nodes, err := parseDump(text)
 		if err == nil && len(nodes) > maxConnections {

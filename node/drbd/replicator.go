@@ -78,9 +78,6 @@ func New(options Options) (*Replicator, error) {
 	if r.version, err = parseProcVersion(proc); err != nil {
 		return nil, err
 	}
-	if r.version != V84 {
-		return nil, fmt.Errorf("drbd: DRBD %s is not driven yet; only 8.4 is", r.version)
-	}
 	return r, nil
 }
 
@@ -123,6 +120,9 @@ func (r *Replicator) drbdadm(stdin []byte, command, resource string) ([]byte, er
 func (r *Replicator) writeConfig(config backend.ResourceConfig) error {
 	file := r.resourceFile(config.Name)
 	text := renderResource84(config, r.options.Backing)
+	if r.version == V9 {
+		text = renderResource9(config, r.options.Backing)
+	}
 	if err := r.run("mkdir", "-p", r.options.ConfigDir); err != nil {
 		return fmt.Errorf("failed to make %s: %w", r.options.ConfigDir, err)
 	}
@@ -148,7 +148,11 @@ func (r *Replicator) live(resource string) (live liveConfig, up bool, err error)
 	if err != nil {
 		return liveConfig{}, false, err
 	}
-	live, err = parseShow84(string(out))
+	parse := parseShow84
+	if r.version == V9 {
+		parse = parseShow9
+	}
+	live, err = parse(string(out))
 	if err != nil {
 		return liveConfig{}, false, fmt.Errorf("drbdsetup show %s: %w", resource, err)
 	}
@@ -184,14 +188,16 @@ func (r *Replicator) Down(resource string) error {
 	return err
 }
 
-// Primary promotes the node (`drbdsetup primary <minor> [--force]`); DRBD
-// refuses a second primary, and promotion without good data unless forced.
+// Primary promotes the node (8.4: `drbdsetup primary <minor> [--force]`; 9,
+// whose role is the resource's: `drbdsetup primary <resource> [--force]`);
+// DRBD refuses a second primary, and promotion without good data unless
+// forced.
 func (r *Replicator) Primary(resource string, force bool) error {
-	minor, err := r.upMinor(resource)
+	target, err := r.roleTarget(resource)
 	if err != nil {
 		return err
 	}
-	args := []string{"primary", minor}
+	args := []string{"primary", target}
 	if force {
 		args = append(args, "--force")
 	}
@@ -200,11 +206,23 @@ func (r *Replicator) Primary(resource string, force bool) error {
 
 // Secondary demotes the node; DRBD refuses while the device is open.
 func (r *Replicator) Secondary(resource string) error {
-	minor, err := r.upMinor(resource)
+	target, err := r.roleTarget(resource)
 	if err != nil {
 		return err
 	}
-	return r.run("drbdsetup", "secondary", minor)
+	return r.run("drbdsetup", "secondary", target)
+}
+
+// roleTarget is what drbdsetup's primary and secondary name, of a resource
+// that must be up: DRBD 8.4's drbdsetup takes the device's minor, DRBD 9's
+// the resource (drbdsetup primary and secondary are CTX_RESOURCE commands in
+// drbd-utils' user/v9/drbdsetup.c; new-current-uuid stays CTX_MINOR).
+func (r *Replicator) roleTarget(resource string) (string, error) {
+	minor, err := r.upMinor(resource)
+	if err != nil || r.version != V9 {
+		return minor, err
+	}
+	return resource, nil
 }
 
 // NewCurrentUUID starts a new data generation; with clearBitmap on connected,
@@ -223,7 +241,8 @@ func (r *Replicator) NewCurrentUUID(resource string, clearBitmap bool) error {
 }
 
 // Open opens the resource's device, /dev/drbd<minor>. DRBD 8.4 refuses to
-// open a Secondary's device (ErrRefused).
+// open a Secondary's device (ErrRefused), and so does DRBD 9 with the
+// auto-promote no that baton's resource file sets.
 func (r *Replicator) Open(resource string) (backend.Device, error) {
 	minor, err := r.upMinor(resource)
 	if err != nil {

@@ -32,6 +32,8 @@ type liveStatus struct {
 
 type liveConnection struct {
 	name         string // DRBD 9: the peer's node name; 8.4: "peer"
+	peerNodeID   uint8  // DRBD 9's events2 only: the peer's node-id
+	hasNodeID    bool   // peerNodeID is DRBD's, not a zero value
 	connection   string // connection: StandAlone, Connecting, Connected, ...
 	role         string // the peer's role: Primary, Secondary, Unknown
 	replication  string // the peer device's replication: Off, Established, SyncSource, ...
@@ -174,7 +176,7 @@ func resourceStatus(live liveStatus, peers []backend.ResourceNode, version Versi
 	}
 	for _, peer := range peers {
 		p := backend.PeerStatus{Node: peer.Node, Connection: backend.StandAlone, Role: backend.Secondary, Disk: backend.Outdated}
-		if c, ok := connectionOf(live, peer.Node, version); ok {
+		if c, ok := connectionOf(live, peer, version); ok {
 			p.Connection = connectionState(c)
 			p.OutOfSyncBytes = c.outOfSyncKiB << 10
 			if p.Connection == backend.Connected {
@@ -193,13 +195,24 @@ func resourceStatus(live liveStatus, peers []backend.ResourceNode, version Versi
 	return status
 }
 
-func connectionOf(live liveStatus, peer string, version Version) (liveConnection, bool) {
+// connectionOf finds a configured peer's connection. DRBD 9 names a
+// connection after the peer's "on" section (drbdadm passes it as the
+// connection's _name), so the name decides; a connection renamed behind
+// baton's back is still found by the node-id the resource file gave the peer.
+func connectionOf(live liveStatus, peer backend.ResourceNode, version Version) (liveConnection, bool) {
 	if version == V84 && len(live.connections) == 1 {
 		return live.connections[0], true
 	}
 	for _, c := range live.connections {
-		if c.name == peer {
+		if c.name == peer.Node {
 			return c, true
+		}
+	}
+	if version == V9 {
+		for _, c := range live.connections {
+			if c.hasNodeID && c.peerNodeID == peer.NodeID {
+				return c, true
+			}
 		}
 	}
 	return liveConnection{}, false

@@ -13,9 +13,13 @@ const (
 	// V84 is DRBD 8.4: two nodes per resource, `drbdsetup status` names the
 	// one connection "peer", `drbdsetup show` prints _this_host/_remote_host.
 	V84 Version = iota + 1
-	// V9 is DRBD 9: a mesh of up to 32 nodes with node-ids. Not driven yet:
-	// its resource file (node-id, connection-mesh) and `show` layout
-	// (connection { path { ... } }) are the parts still to write.
+	// V9 is DRBD 9: a mesh of up to 32 nodes with node-ids. Driven with its
+	// own resource file (node-id per node, connection-mesh, fencing under
+	// net, auto-promote no), `show` layout (connection { _peer_node_id;
+	// path { _this_host; _remote_host; } }), status from `drbdsetup events2
+	// --now` (connections by peer-node-id and conn-name) and role changes by
+	// resource name. Untested against a real DRBD 9 module: see the package
+	// doc.
 	V9
 )
 

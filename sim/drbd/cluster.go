@@ -23,6 +23,9 @@ type Cluster struct {
 type Stats struct {
 	// ResyncedBytes are the bytes resync copied from a SyncSource to a SyncTarget.
 	ResyncedBytes uint64
+	// ResyncIdenticalBytes are those of ResyncedBytes the target held
+	// already: csums-alg found them equal, nothing was sent or written.
+	ResyncIdenticalBytes uint64
 	// ReplicatedBytes are the bytes protocol C wrote to peers' backing volumes.
 	ReplicatedBytes uint64
 }
@@ -137,19 +140,22 @@ func (c *Cluster) Crash(name string) {
 }
 
 func (c *Cluster) crashReplica(r *replica) {
+	r.down = true // from now on it does nothing: not even on the lost connections
 	if r.md != nil {
 		r.md.crashed = true
+		hot := r.md.al.blocks(r.usableBytes)
 		for _, peer := range r.diskfulPeers() {
 			r.md.bitmapFor(peer).union(&r.md.unsynced)
+			r.md.bitmapFor(peer).union(hot)
 		}
 		r.md.unsynced.reset()
+		r.md.al.clear()
 	}
 	for _, peer := range r.peers() {
 		if _, ok := c.conns[keyOf(r.config.Name, r.node, peer)]; ok {
 			c.disconnect(keyOf(r.config.Name, r.node, peer), false)
 		}
 	}
-	r.down = true
 }
 
 // Restart brings a crashed node back with no resource up, as after a reboot

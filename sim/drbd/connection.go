@@ -286,6 +286,29 @@ func (c *Cluster) disconnect(key connKey, graceful bool) {
 		}
 	}
 	c.logf("%s %s-%s: conn( Connected -> Connecting )", key.resource, key.a, key.b)
+	for _, pair := range [][2]string{{key.a, key.b}, {key.b, key.a}} {
+		c.rotateOnLostPeer(c.replicaOf(key.resource, pair[0]), c.replicaOf(key.resource, pair[1]))
+	}
+}
+
+// rotateOnLostPeer: DRBD 8.4 starts a new generation on a Primary the moment
+// it loses contact with a peer's good data, written or not, so that a peer
+// promoted behind its back meanwhile is a split brain when they meet again
+// (seen on DRBD 8.4.11 in ci/vmtest TestLivePrimaryReplacedByForceIsASplitBrain:
+// "new current UUID" at "PingAck did not arrive in time"). A peer that left
+// Outdated (a graceful leave under fencing) costs no new generation, nor does
+// a node that crashed: it does nothing at all. DRBD 9 waits for the first
+// write the peer misses; the simulation keeps that where it models DRBD 9's
+// quorum.
+func (c *Cluster) rotateOnLostPeer(r, peer *replica) {
+	if c.opts.Quorum || r == nil || peer == nil || r.down || r.md == nil || peer.md == nil ||
+		r.role != backend.Primary || r.md.sb.disk != backend.UpToDate {
+		return
+	}
+	if disk := peer.disk(); disk != backend.UpToDate && disk != backend.Inconsistent {
+		return
+	}
+	c.rotateForMissing(c.receivers(r), []string{peer.node})
 }
 
 // rehandshake re-runs the handshake of an established, idle connection after a

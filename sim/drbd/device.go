@@ -187,12 +187,15 @@ func missingNodes(r *replica, receivers []*replica) []string {
 	return out
 }
 
-// recordWrite does the bookkeeping of a write: bitmaps of the nodes that
-// missed it, the writer's transfer log toward each peer, every receiver's
-// unflushed blocks, and resyncs that the write made unnecessary for blocks
+// recordWrite does the bookkeeping of a write: the writer's activity log,
+// bitmaps of the nodes that missed it, the writer's transfer log toward each
+// peer, every receiver's unflushed blocks, and resyncs that the write made unnecessary for blocks
 // it covered whole.
 func (c *Cluster) recordWrite(r *replica, receivers []*replica, missing []string, offset int64, length int) {
 	first, n := blockSpan(offset, length)
+	if r.md != nil {
+		r.md.al.touch(first, n)
+	}
 	for _, x := range receivers {
 		x.md.markMissing(first, n, missing)
 		x.md.unsynced.setRange(first, n)

@@ -36,10 +36,14 @@
 //     changed since a common ancestor is split brain (both StandAlone, writes
 //     kept on both sides, nothing resolved); no common ancestor is unrelated
 //     data (StandAlone). A Primary never becomes SyncTarget (StandAlone).
-//   - A new current UUID is generated on the first write that a configured
-//     diskful node misses (DRBD 9's lazy rotation), on a forced promotion and
-//     on NewCurrentUUID; the old one becomes the bitmap UUID of the missing
-//     nodes and from then on their bitmaps collect the written blocks.
+//   - A new current UUID is generated on a Primary the moment it loses a peer
+//     whose disk was UpToDate or Inconsistent (DRBD 8.4; with Options.Quorum,
+//     which models DRBD 9, on the first write that peer misses instead), on the
+//     first write that a configured diskful node misses, on a forced promotion
+//     and on NewCurrentUUID; the old one becomes the bitmap UUID of the missing
+//     nodes and from then on their bitmaps collect the written blocks. A
+//     crashed node does nothing, so a Primary that loses power keeps its
+//     generation, and one that was only cut off does not.
 //   - Roles: at most one Primary in a connected component (DRBD 9 commits a
 //     role change across the mesh); a Primary needs UpToDate data, its own or a
 //     Connected peer's (diskless, SyncTarget), unless forced. With fencing
@@ -77,8 +81,10 @@
 //     unsynced writes in a later crash still gets them back.
 //   - Crash(node): every resource on the node goes down without flushing; the
 //     blocks the node wrote since its last flush are marked out of sync toward
-//     every peer (DRBD's activity log after an unclean shutdown); its peers see
-//     the connection drop at their next observation. Restart(node) brings the
+//     every peer, and so is every 4 MiB extent still in a Primary's activity
+//     log, flushed or not (DRBD applies the log after an unclean shutdown; a
+//     clean Down empties it); its peers see the connection drop at their next
+//     observation. Restart(node) brings the
 //     node back with nothing up; metadata and synced data are where they were.
 //     What a crash does to unsynced bytes on the backing volume is the pool's
 //     business.

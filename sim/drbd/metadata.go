@@ -24,6 +24,8 @@ type metadata struct {
 	// flush: DRBD's activity log marks them out of sync after an unclean
 	// shutdown, because the volume may have lost them.
 	unsynced blockSet
+	// al is the activity log of the replica's own writes (activitylog.go).
+	al activityLog
 	// crashed: the replica went down uncleanly and has not handshaken since;
 	// with equal generations its peers give it the blocks it may have lost.
 	crashed bool

@@ -84,6 +84,12 @@ type Options struct {
 	Quorum bool
 	// Fencing is the fencing policy of every resource.
 	Fencing FencingPolicy
+	// FullResync leaves out `csums-alg`: a resync writes every block its
+	// bitmap marks. With csums-alg (baton's configuration, the zero value)
+	// the peers compare each marked block's checksum first, and a block the
+	// target already holds is neither sent nor written -- which keeps a
+	// zvol's untouched blocks out of its next incremental snapshot.
+	FullResync bool
 }
 
 // validate collects every problem of the options, as kind's Validate does.

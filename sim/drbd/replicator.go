@@ -211,6 +211,7 @@ func (c *Cluster) takeDown(r *replica) {
 	if r.md != nil {
 		if err := r.backing.Sync(); err == nil {
 			r.md.unsynced.reset()
+			r.md.al.clear()
 		}
 		r.md.crashed = false
 		r.backing.Close()

@@ -1,6 +1,7 @@
 package drbd
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"math/bits"
@@ -82,14 +83,14 @@ func (c *Cluster) resyncStep(key connKey, epoch uint64) {
 	target := c.replicaOf(key.resource, conn.sync.target)
 	blocks := source.md.bitmapFor(target.node)
 	budget := c.opts.ResyncChunkBytes
-	buf := make([]byte, blockBytes)
+	buf, held := make([]byte, blockBytes), make([]byte, blockBytes)
 	next := uint64(0)
 	for budget > 0 {
 		block, ok := blocks.next(next)
 		if !ok {
 			break
 		}
-		if err := c.copyBlock(source, target, block, buf); err != nil {
+		if err := c.copyBlock(source, target, block, buf, held); err != nil {
 			c.logf("%s %s->%s: resync I/O error: %v", key.resource, source.node, target.node, err)
 			c.disconnect(key, false)
 			return
@@ -107,7 +108,8 @@ func (c *Cluster) resyncStep(key connKey, epoch uint64) {
 	c.checkInvariants()
 }
 
-func (c *Cluster) copyBlock(source, target *replica, block uint64, buf []byte) error {
+// copyBlock resyncs one block; held is scratch for the target's copy.
+func (c *Cluster) copyBlock(source, target *replica, block uint64, buf, held []byte) error {
 	offset := block * blockBytes
 	limit := min(source.usableBytes, target.usableBytes)
 	if offset >= limit {
@@ -117,11 +119,20 @@ func (c *Cluster) copyBlock(source, target *replica, block uint64, buf []byte) e
 	if _, err := source.backing.ReadAt(buf[:n], int64(offset)); err != nil {
 		return err
 	}
+	c.stats.ResyncedBytes += n
+	if !c.opts.FullResync {
+		if _, err := target.backing.ReadAt(held[:n], int64(offset)); err != nil {
+			return err
+		}
+		if bytes.Equal(held[:n], buf[:n]) {
+			c.stats.ResyncIdenticalBytes += n
+			return nil
+		}
+	}
 	if _, err := target.backing.WriteAt(buf[:n], int64(offset)); err != nil {
 		return err
 	}
 	target.md.unsynced.set(block)
-	c.stats.ResyncedBytes += n
 	return nil
 }
 

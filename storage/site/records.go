@@ -56,6 +56,11 @@ type Volume struct {
 	// that no longer finds it reports an error and creates nothing -- a volume
 	// with data is never re-provisioned empty.
 	Present []string
+	// StandAlone lists the nodes whose DRBD replica of the volume stopped
+	// connecting to a peer: DRBD drops the connection on a split brain it
+	// cannot resolve (baton resolves none), and only a person can choose the
+	// data to discard. Sorted.
+	StandAlone []string
 	// FsFound is the filesystem a node found or made on the device.
 	FsFound   string
 	CreatedAt time.Time
@@ -134,4 +139,8 @@ type Node struct {
 	Schedulable  bool
 	Usage        backend.Usage
 	ReportedAt   time.Time
+	// Fenced: the node is known to be down (Kubernetes' out-of-service
+	// taint). DRBD has no fence-peer handler here, so this is how a replica
+	// on another node learns it may be promoted without the fenced one.
+	Fenced bool
 }

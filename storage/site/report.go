@@ -100,6 +100,11 @@ func (s *Site) reportVolumes(node string, datasets map[string]DatasetStatus, res
 				return err
 			}
 		}
+		if onNode && standAloneChanged(&v, node, resources) {
+			if err := s.store.PutVolume(v); err != nil {
+				return err
+			}
+		}
 		if !v.Initialized && onNode && present && holdsData(v, resources) {
 			v.Initialized = true
 			if err := s.store.PutVolume(v); err != nil {
@@ -213,4 +218,27 @@ func (s *Site) reportSends(status NodeStatus) error {
 		}
 	}
 	return nil
+}
+
+// standAloneChanged records whether the node's replica of v has a peer it
+// no longer tries to connect to, and reports whether that changed. A node
+// without DRBD (resources nil) or not reporting the resource changes nothing.
+func standAloneChanged(v *Volume, node string, resources []backend.ResourceStatus) bool {
+	i := slices.IndexFunc(resources, func(r backend.ResourceStatus) bool { return r.Name == v.Dataset() })
+	if i < 0 {
+		return false
+	}
+	standAlone := slices.ContainsFunc(resources[i].Peers, func(p backend.PeerStatus) bool {
+		return p.Connection == backend.StandAlone
+	})
+	if standAlone == slices.Contains(v.StandAlone, node) {
+		return false
+	}
+	if standAlone {
+		v.StandAlone = append(v.StandAlone, node)
+		slices.Sort(v.StandAlone)
+	} else {
+		v.StandAlone = slices.DeleteFunc(v.StandAlone, func(n string) bool { return n == node })
+	}
+	return true
 }

@@ -42,6 +42,9 @@ type VolumeSpec struct {
 	Up       bool
 	Role     backend.Role
 	ReadOnly bool
+	// FencedPeers are the other nodes of the resource known to be down. A
+	// Primary whose only missing peers are fenced is promoted without them.
+	FencedPeers []string
 	// Snapshots lists those the node must take (on the home node only).
 	Snapshots []string
 	// Prune lists snapshots to destroy.
@@ -108,6 +111,7 @@ func (s *Site) Spec(node string) (NodeSpec, error) {
 			Up:       v.State != chain.Tombstone, Role: backend.Secondary, ReadOnly: v.State != chain.Active}
 		if v.Primary == node {
 			vs.Role = backend.Primary
+			vs.FencedPeers = fencedPeers(v, node, nodes)
 		}
 		if v.Home == node {
 			if i := slices.IndexFunc(pairings, func(p Pairing) bool { return p.Source == v.Ref }); i >= 0 {
@@ -159,4 +163,20 @@ func resource(v Volume, nodes []Node) backend.ResourceConfig {
 	}
 	slices.SortFunc(config.Nodes, func(a, b backend.ResourceNode) int { return int(a.NodeID) - int(b.NodeID) })
 	return config
+}
+
+// fencedPeers are the nodes other than node holding a replica of v that are
+// fenced, sorted.
+func fencedPeers(v Volume, node string, nodes []Node) []string {
+	var out []string
+	for _, r := range v.Allocation.Replicas {
+		if r.Node == node {
+			continue
+		}
+		if i := slices.IndexFunc(nodes, func(n Node) bool { return n.Name == r.Node }); i >= 0 && nodes[i].Fenced {
+			out = append(out, r.Node)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -17,9 +17,9 @@ step() {
 modprobe zfs || echo "vmtest: modprobe zfs failed"
 modprobe drbd || echo "vmtest: modprobe drbd failed"
 echo "vmtest: $(head -1 /proc/drbd); zfs $(cat /sys/module/zfs/version)"
-cd /share/pkg/zfs && step zfs env BATON_VMTEST_ZFS=/var/tmp/pooltest ./zfs.test -test.v -test.timeout 40m
-cd /share/pkg/drbd && step drbd ./drbd.test -test.v -test.timeout 10m
+cd /share/pkg/zfs && step zfs env BATON_VMTEST_ZFS=/var/tmp/pooltest ./zfs.test -test.v -test.run="$BATON_RUN" -test.timeout 40m
+cd /share/pkg/drbd && step drbd ./drbd.test -test.v -test.run="$BATON_RUN" -test.timeout 10m
 cd /share/pkg/integration && step integration env BATON_VMTEST_PEER="$BATON_PEER_CONTROL" BATON_VMTEST_NODES="$BATON_NODES" \
-	./integration.test -test.v -test.timeout 60m
+	./integration.test -test.v -test.run="$BATON_RUN" -test.timeout 60m
 /share/bin/guestd -exit "$BATON_PEER_CONTROL" || echo "vmtest: nodeb's guestd did not answer"
 sync

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-dr/baton/node/exec"
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/backend/replicatortest"
 )
@@ -80,19 +81,37 @@ func (s *Site) Heal(a, b string) {
 
 func cutTable(peerIP string) string { return "baton_cut_" + strings.ReplaceAll(peerIP, ".", "_") }
 
-func (s *Site) cut(node, peer string) {
-	n, ip := s.guests.Node(node), s.guests.Node(peer).DataIP
-	rules := fmt.Sprintf(`table inet %s {
+// cutRules is the nftables table that drops every packet from and to ip.
+func cutRules(ip string) string {
+	return fmt.Sprintf(`table inet %s {
 	chain input { type filter hook input priority 0; policy accept; ip saddr %s drop; }
 	chain output { type filter hook output priority 0; policy accept; ip daddr %s drop; }
 }
 `, cutTable(ip), ip, ip)
+}
+
+func (s *Site) cut(node, peer string) { s.cutThen(node, peer) }
+
+// cutThen cuts node off peer and, in the same shell on node, runs then (if
+// given) the moment the rules are in: nothing node's kernel notices about the
+// cut can come between the two.
+func (s *Site) cutThen(node, peer string, then ...string) {
+	n, ip := s.guests.Node(node), s.guests.Node(peer).DataIP
+	name, args := "nft", []string{"-f", "-"}
+	if len(then) > 0 {
+		name, args = "sh", []string{"-c", `nft -f - && exec "$@"`, "sh"}
+		args = append(args, then...)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := n.Cmder.Command(ctx, "nft", "-f", "-").SetStdin(strings.NewReader(rules)).Run(); err != nil {
-		s.t.Fatalf("cutting %s off %s: %v", peer, node, err)
+	out, err := exec.Output(n.Cmder.Command(ctx, name, args...).SetStdin(strings.NewReader(cutRules(ip))))
+	s.cuts[[2]string{node, peer}] = true // the rules may be in even if then failed: the cleanup mends
+	if err != nil {
+		s.t.Fatalf("cutting %s off %s then running %q: %v", peer, node, then, err)
 	}
-	s.cuts[[2]string{node, peer}] = true
+	if len(out) > 0 {
+		s.t.Logf("%s: %q printed %q", node, then, out)
+	}
 }
 
 func (s *Site) mend(node, peer string) {
