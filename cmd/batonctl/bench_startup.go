@@ -3,10 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"os/exec"
 	"slices"
 	"time"
 
 	"github.com/baton-dr/baton/bed/controlplane"
+	"github.com/baton-dr/baton/bed/local"
 	bedsim "github.com/baton-dr/baton/bed/sim"
 )
 
@@ -20,8 +23,9 @@ type startUpRow struct {
 
 // bedStartUps times each bed from nothing to ready, wall clock, the median of
 // a few start-ups: the simulation bed until both sites can place a volume on
-// two nodes, the test control plane until its API server serves. The beds
-// that have not landed get a row that says so.
+// two nodes, the test control plane until its API server serves, the local
+// bed until every site serves volumes. The real bed, not landed, gets a row
+// that says so.
 func bedStartUps() []startUpRow {
 	var rows []startUpRow
 	for _, records := range []struct {
@@ -36,9 +40,33 @@ func bedStartUps() []startUpRow {
 	d, err := median(controlPlaneRuns, controlPlaneServes)
 	rows = append(rows, startUpRow{"test control plane start-up", figure(d, err),
 		fmt.Sprintf("kube-apiserver and etcd (bed/controlplane) until serving, median of %d", controlPlaneRuns)})
-	rows = append(rows, startUpRow{"local bed start-up", "not landed", "make localbed"},
+	const localRuns = 3
+	d, err = localBedReady(localRuns)
+	rows = append(rows, startUpRow{"local bed start-up", figure(d, err),
+		fmt.Sprintf("bed/local.New until every site serves volumes (API servers, operators, agents, CSI), binaries prebuilt, median of %d", localRuns)},
 		startUpRow{"real bed start-up", "not landed", "make realbed"})
 	return rows
+}
+
+// localBedReady builds the local bed's binaries once, then times its
+// start-ups: New returns once every site serves volumes.
+func localBedReady(runs int) (time.Duration, error) {
+	binaries, err := os.MkdirTemp("", "baton-bench-bin-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(binaries)
+	build := exec.Command("go", "build", "-o", binaries+"/", "./cmd/baton-controller", "./cmd/baton-node", "./cmd/baton-csi")
+	if out, err := build.CombinedOutput(); err != nil {
+		return 0, fmt.Errorf("go build of the local bed's binaries (run from the checkout): %w: %s", err, out)
+	}
+	return median(runs, func() error {
+		b, err := local.New(local.Options{Binaries: binaries})
+		if err != nil {
+			return err
+		}
+		return b.Close()
+	})
 }
 
 func figure(d time.Duration, err error) string {
