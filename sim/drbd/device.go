@@ -141,16 +141,17 @@ func (d *device) WriteAt(p []byte, offset int64) (int, error) {
 	if len(written) == 0 {
 		return 0, d.ioError("no disk took the write")
 	}
-	// A peer whose backing device refused misses the write: the holders
-	// record it in their bitmaps and the connection drops, so the peer gets
-	// the blocks by resync once it can take them (as after DRBD detaches a
-	// failed disk and it is attached again).
+	// A peer whose backing device refused misses the write, and the ones
+	// after it on this connection: the holders record them in their bitmaps
+	// (one new generation), the peer is Outdated, and it gets the blocks by
+	// resync on its next handshake (as after DRBD detached the failed disk
+	// and attached it again).
+	for _, x := range refused {
+		d.c.peerRefused(r, x)
+	}
 	missing := missingNodes(r, written)
 	d.c.rotateForMissing(written, missing)
 	d.c.recordWrite(r, written, missing, offset, len(p))
-	for _, x := range refused {
-		d.c.disconnect(keyOf(r.config.Name, r.node, x.node), false)
-	}
 	return len(p), nil
 }
 
@@ -162,7 +163,7 @@ func (c *Cluster) receivers(r *replica) []*replica {
 		out = append(out, r)
 	}
 	for _, p := range c.connectedPeers(r) {
-		if p.md != nil {
+		if p.md != nil && c.conns[keyOf(r.config.Name, r.node, p.node)].refused != p.node {
 			out = append(out, p)
 		}
 	}

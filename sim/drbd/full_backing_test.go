@@ -2,6 +2,7 @@ package drbd
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"time"
 
@@ -9,8 +10,10 @@ import (
 )
 
 // TestAPeerWhoseDiskIsFullGetsTheWriteByResync: a write the peer's backing
-// device refuses is acknowledged from the Primary's own disk, recorded as out
-// of sync toward the peer, and reaches it by resync once its pool has room.
+// device refuses is acknowledged from the Primary's own disk; the peer is
+// Outdated and takes no more writes on this connection, the Primary's bitmap
+// collects them under one new generation, and the next handshake once the
+// pool has room resyncs them.
 func TestAPeerWhoseDiskIsFullGetsTheWriteByResync(t *testing.T) {
 	site := newSimSite(t, 2, nil)
 	s := newSimResource(t, site, "r0", 2)
@@ -18,15 +21,23 @@ func TestAPeerWhoseDiskIsFullGetsTheWriteByResync(t *testing.T) {
 	s.must(s.r[0].Primary("r0", false))
 	full := site.pools["node-1"].volumes["r0"]
 	full.full = true
-	s.write(0, 0, fill(7, 4096), true)
+	for i := range 20 {
+		s.write(0, int64(i)*4096, fill(7, 4096), true)
+	}
 	if got := s.onVolume("node-1", 0, 4096); bytes.Equal(got, fill(7, 4096)) {
 		t.Fatal("the full disk holds a write it refused")
 	}
 	site.Pass(time.Minute)
-	if p := s.peer(0, "node-1"); p.OutOfSyncBytes == 0 && p.Connection == backend.Connected {
-		t.Fatalf("the Primary forgot what the full peer missed: %+v%s", p, dumpLog(site))
+	if p := s.peer(0, "node-1"); p.OutOfSyncBytes != 20*4096 || p.Disk != backend.Outdated {
+		t.Fatalf("the Primary's view of the full peer: %+v%s", p, dumpLog(site))
+	}
+	if rotations := strings.Count(dumpLog(site), "new current UUID"); rotations != 1 {
+		t.Fatalf("%d new generations (want one for the full peer, however many writes it missed):%s", rotations, dumpLog(site))
 	}
 	full.full = false
+	site.Partition("node-0", "node-1")
+	site.Pass(time.Second)
+	site.Heal("node-0", "node-1")
 	if !site.Await(s.allUpToDate) {
 		t.Fatalf("no resync once the peer had room:%s", dumpLog(site))
 	}
