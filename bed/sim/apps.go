@@ -48,6 +48,9 @@ type app struct {
 	// stopOn lists sites whose pod the hub must delete once it reaches them.
 	stopOn map[string]bool
 	next   map[*ramen.VR]time.Time
+	// datasets are the pool volumes of the members the pod attached, in
+	// volume order: what it writes while it runs.
+	datasets []string
 	// restartAt is when the pod starts the application again after a write
 	// failed on a full pool; zero while it runs.
 	restartAt time.Time
@@ -136,6 +139,7 @@ func (w *World) start(a *app, s *Site) error {
 		return err
 	}
 	a.site, a.node, a.devices = s.Name, n, devices
+	a.datasets = w.datasetsOf(n, a.volumes)
 	return nil
 }
 
@@ -235,6 +239,7 @@ func closeAll(devices workload.Devices) {
 func (w *World) step() {
 	w.loseCrashedPods()
 	w.reschedule()
+	w.checkPrimariesWritable()
 	for _, name := range w.appOrder {
 		a := w.apps[name]
 		if a.running() && !a.restartAt.IsZero() && !w.Sim.Now().Before(a.restartAt) {

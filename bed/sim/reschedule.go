@@ -78,6 +78,7 @@ func (w *World) reschedule() {
 			continue // the kubelet retries
 		}
 		a.node, a.devices, a.evicted, a.restartAt = e.to, devices, nil, time.Time{}
+		a.datasets = w.datasetsOf(e.to, a.volumes)
 		w.resumeOn(a, e)
 	}
 }
