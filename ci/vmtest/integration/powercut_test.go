@@ -2,6 +2,7 @@ package integration
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"regexp"
@@ -294,6 +295,9 @@ func TestForcedPromotionAfterPrimaryPowerCut(t *testing.T) {
 	// csums-alg: the resync compared the 16 MiB its bitmaps marked and
 	// rewrote only the 4 MiB that differ, so nodeb's zvol changed by 4 MiB
 	// -- what its next incremental snapshot would carry to the other site.
+	// ZFS settles a snapshot's space accounting when the transaction group
+	// syncs; until then its used bytes lag the writes.
+	must(t, b.Cmder.Command(context.Background(), "zpool", "sync", poolName).Run(), "zpool sync on %s", b.Name)
 	snaps, err := b.Pool.Snapshots(name)
 	must(t, err, "Snapshots on %s", b.Name)
 	for _, s := range snaps {
