@@ -157,6 +157,22 @@ type Bed interface {
 	RestartNode(site, node string) error
 	CrashController(site string)
 	RestartController(site string)
+	// FillPool makes a storage node's pool full until FreePool, as a runaway
+	// writer on the same pool would: it takes every free block and every
+	// block freed later. Writes that need a new block fail as I/O errors (the
+	// application stops and restarts; what it wrote unacknowledged may be
+	// lost), snapshots, receives and clones that need space are refused;
+	// acknowledged writes stay, and everything resumes once the space is back.
+	FillPool(site, node string)
+	FreePool(site, node string)
+	// FailAPI makes an endpoint's APIs answer a share of calls (rate, 0 to 1)
+	// with transient errors until HealAPI: a site's storage API and, where
+	// the bed keeps records in Kubernetes objects, its API server; "hub" the
+	// hub's API server. The errors are what a server or a proxy in front of
+	// it answers under load -- 500, 503, 429, 409 conflicts, and an answer
+	// lost after the call took effect -- which every caller must retry.
+	FailAPI(endpoint string, rate float64)
+	HealAPI(endpoint string)
 
 	// Chains draws every volume's chain as every site records it.
 	Chains() ([]reports.Chain, error)

@@ -159,5 +159,7 @@ const (
 	EventRole      EventKind = "role"      // promote, demote, fence, reap
 	EventAction    EventKind = "action"    // a DR action started or ended
 	EventFault     EventKind = "fault"     // crashes and restarts
+	EventDiskFull  EventKind = "disk-full" // a node's pool filled or freed
+	EventAPIError  EventKind = "api-error" // an API starts or stops failing calls
 	EventViolation EventKind = "violation"
 )

@@ -355,6 +355,7 @@ func writeBars(result Result, events []Event, scale timeScale, lanes laneLayout)
 // markRows places each kind of mark at its height within a lane.
 var markRows = map[EventKind]float64{
 	EventRole: 17, EventAction: 17, EventFault: 17, EventPartition: 17, EventViolation: 17, EventSync: 29,
+	EventDiskFull: 17, EventAPIError: 17,
 }
 
 // eventMarks draws every instant that is not a write as a symbol.
@@ -383,6 +384,10 @@ func eventMarks(result Result, events []Event, scale timeScale, lanes laneLayout
 			mark.Shape, mark.Path = "path", trianglePath(x, y-5, 5)
 		case EventPartition:
 			mark.Shape, mark.Path = "path", fmt.Sprintf("M%s %sV%s", px(x), px(y-8), px(y+8))
+		case EventDiskFull:
+			mark.Shape, mark.Path = "path", squarePath(x, y, 4.5)
+		case EventAPIError:
+			mark.Shape, mark.Path = "path", diamondPath(x, y, 4.5)
 		default:
 			mark.Shape, mark.Path = "path", squarePath(x, y, 3.5)
 		}
@@ -413,6 +418,10 @@ func kindClass(kind EventKind) string {
 	switch kind {
 	case EventWrite, EventSync, EventPartition, EventRole, EventAction, EventFault, EventViolation:
 		return string(kind)
+	case EventDiskFull:
+		return "disk"
+	case EventAPIError:
+		return "api"
 	}
 	return "other"
 }

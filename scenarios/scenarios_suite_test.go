@@ -62,6 +62,11 @@ var regressions = []struct {
 	{"gitea/moves", 40011, "the same, with Gitea's volumes"},
 	{"gitea/failover", 50086, "the home node crashed as Primary and resynced its activity log: csums-alg keeps the identical blocks out of the fail-back delta"},
 	{"wordpress/failover", 50086, "the same, with WordPress's volumes"},
+	{"hub/deploy", 30029, "API errors on a site: a view the agent failed to read must not send an Online request back to Discovering"},
+	{"hub/deploy", 30080, "the same, from Drafted"},
+	{"wordpress/failover", 30285, "a snapshot's recovery point is when it was ordered, not when its report arrived (storage API errors delayed it)"},
+	{"gitea/failover", 30295, "the same: a late report must not make a snapshot count as newer than it is"},
+	{"wordpress/failover", 30011, "a peer whose zvol refused writes (read-only under a tail writer) must miss them under one generation, not one per write (sim/drbd model error)"},
 }
 
 var _ = Describe("seeds the chaos hunt once failed", func() {

@@ -15,7 +15,7 @@ import (
 type Script struct {
 	Bed bed.Bed
 	App bed.App
-	// Chaos, when set, injects a partition at phase boundaries, chosen by rng.
+	// Chaos, when set, injects a fault at phase boundaries, chosen by rng.
 	Chaos  bool
 	rng    *rand.Rand
 	result *reports.Result
@@ -44,18 +44,27 @@ func (s *Script) phase(name string, step func() error) error {
 }
 
 // boundary injects, with the seed's odds, one fault that ends by itself
-// within a few minutes -- the next action must complete through it: a
-// partition between two of the hub and the sites, a slow and unreliable link
-// between the sites (API calls time out, streams are lost, repeated and
-// overtaken), a crash and restart of a site's operator, or of a storage node
-// (the application's pod on it moves to another node of its site).
+// within a few minutes -- the next action must complete through it. The
+// classes (FaultClasses) and their odds out of seven:
+//
+//   - 2/7 a partition between two of the hub and the sites, one- or two-way;
+//   - 1/7 a slow and unreliable link between the sites (API calls time out,
+//     streams are lost, repeated and overtaken);
+//   - 1/7 a crash and restart of a site's operator;
+//   - 1/7 a crash and restart of a storage node (the application's pod on
+//     it moves to another node of its site);
+//   - 1/7 a full disk: a storage node's pool filled by a runaway writer, then
+//     freed (the application's writes there fail and it restarts; snapshots,
+//     receives and clones needing space are refused);
+//   - 1/7 API errors: the storage API and the API server of a site or the
+//     hub's fail a share of calls with 500, 503, 429, 409 and lost answers.
 func (s *Script) boundary() {
 	if !s.Chaos || s.rng.IntN(3) != 0 {
 		return
 	}
 	sites := s.Bed.Sites()
 	duration := time.Duration(10+s.rng.IntN(170)) * time.Second
-	switch s.rng.IntN(5) {
+	switch s.rng.IntN(7) {
 	case 4:
 		s.Bed.Degrade(bed.Degradation{ExtraLatency: time.Duration(s.rng.IntN(500)) * time.Millisecond,
 			BandwidthBytesPerSecond: uint64(1+s.rng.IntN(10)) << 20, Loss: float64(s.rng.IntN(30)) / 100,
@@ -85,7 +94,31 @@ func (s *Script) boundary() {
 		if err := s.Bed.RestartNode(site, node); err != nil {
 			s.result.Phases = append(s.result.Phases, reports.Phase{Name: "restart " + node, OK: false, Note: err.Error()})
 		}
+	case 5:
+		site := sites[s.rng.IntN(len(sites))]
+		nodes := s.Bed.Nodes(site)
+		node := nodes[s.rng.IntN(len(nodes))]
+		s.Bed.FillPool(site, node)
+		s.Bed.Run(duration)
+		s.Bed.FreePool(site, node)
+	case 6:
+		endpoints := append([]string{"hub"}, sites...)
+		endpoint := endpoints[s.rng.IntN(len(endpoints))]
+		s.Bed.FailAPI(endpoint, float64(10+s.rng.IntN(41))/100)
+		s.Bed.Run(duration)
+		s.Bed.HealAPI(endpoint)
 	}
+}
+
+// FaultClasses name the faults boundary injects, for the chaos command to
+// list.
+var FaultClasses = []string{
+	"partition: the hub and the sites cut apart, one- or two-way",
+	"degraded link: the sites' link slow, lossy, duplicating and reordering",
+	"operator crash: a site's operator stopped and restarted",
+	"node crash: a storage node powered off and restarted",
+	"disk full: a storage node's pool filled by a runaway writer, then freed",
+	"API errors: a site's storage API and API server, or the hub's, failing 10-50% of calls (500, 503, 429, 409, lost answers)",
 }
 
 // verify reads the application where it runs and judges its data. planned

@@ -170,7 +170,14 @@ const (
 type CycleSnapshot struct {
 	SnapshotRef `json:",inline"`
 
-	// TakenAt is when the source took it; empty until taken.
+	// OrderedAt is when the site ordered it: the node takes it at or after.
+	// +optional
+	OrderedAt Timestamp `json:"orderedAt,omitempty"`
+
+	// TakenAt is its recovery point -- it holds every write acknowledged
+	// before then: the time it was ordered, since the site learns of the
+	// snapshot only when the node reports it, which may be much later. Empty
+	// until taken.
 	// +optional
 	TakenAt Timestamp `json:"takenAt,omitempty"`
 

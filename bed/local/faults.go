@@ -91,6 +91,20 @@ func (b *Bed) Degrade(d bed.Degradation) { b.notHere("degrading the sites' link"
 // Restore has nothing to restore while Degrade is not on the local bed.
 func (b *Bed) Restore() {}
 
+// FillPool is not on the local bed yet: its nodes' pools would need a filler
+// dataset beside the volumes.
+func (b *Bed) FillPool(site, node string) { b.notHere("filling a node's pool") }
+
+// FreePool has nothing to free while FillPool is not on the local bed.
+func (b *Bed) FreePool(site, node string) {}
+
+// FailAPI is not on the local bed yet: its API servers and storage APIs would
+// need a failing proxy in front of them.
+func (b *Bed) FailAPI(endpoint string, rate float64) { b.notHere("failing the APIs' calls") }
+
+// HealAPI has nothing to heal while FailAPI is not on the local bed.
+func (b *Bed) HealAPI(endpoint string) {}
+
 // CrashNode kills the node agent with SIGKILL: a crash of the agent
 // process, not of the machine -- its pool stays mounted and its volumes'
 // loop devices attached, which the restarted agent adopts.

@@ -32,13 +32,23 @@ func (a api) gate() error {
 	return nil
 }
 
-// call runs f on the target's API once the network lets the call through.
-func call[T any](a api, f func(*storageapi.Local) (T, error)) (T, error) {
+// call runs f on the target's API once the network lets the call through,
+// unless the target's APIs fail it (FailAPI): before f runs, or after -- the
+// call took effect and its answer was lost.
+func call[T any](a api, operation string, f func(*storageapi.Local) (T, error)) (T, error) {
+	var zero T
 	if err := a.gate(); err != nil {
-		var zero T
 		return zero, err
 	}
-	return f(a.target.API)
+	failed, ok := a.target.world.storageAPIFailure(a.target, operation)
+	if !ok {
+		return f(a.target.API)
+	}
+	if failed.after {
+		f(a.target.API)
+	}
+	a.target.world.Sim.Logf("api-error", "%s -> %s %s: %v", a.from, a.target.Operator(), operation, failed.err)
+	return zero, failed.err
 }
 
 // done adapts a call without a result.
@@ -47,105 +57,105 @@ func done(err error) (struct{}, error) { return struct{}{}, err }
 func (a api) ID() chain.ClusterID { return a.target.Cluster }
 
 func (a api) CreateVolume(ctx context.Context, r site.CreateRequest) (site.Volume, error) {
-	return call(a, func(l *storageapi.Local) (site.Volume, error) { return l.CreateVolume(ctx, r) })
+	return call(a, "CreateVolume", func(l *storageapi.Local) (site.Volume, error) { return l.CreateVolume(ctx, r) })
 }
 
 func (a api) DeleteVolume(ctx context.Context, ref chain.Ref) error {
-	_, err := call(a, func(l *storageapi.Local) (struct{}, error) { return done(l.DeleteVolume(ctx, ref)) })
+	_, err := call(a, "DeleteVolume", func(l *storageapi.Local) (struct{}, error) { return done(l.DeleteVolume(ctx, ref)) })
 	return err
 }
 
 func (a api) ExpandVolume(ctx context.Context, ref chain.Ref, size uint64) (site.Volume, error) {
-	return call(a, func(l *storageapi.Local) (site.Volume, error) { return l.ExpandVolume(ctx, ref, size) })
+	return call(a, "ExpandVolume", func(l *storageapi.Local) (site.Volume, error) { return l.ExpandVolume(ctx, ref, size) })
 }
 
 func (a api) Volume(ctx context.Context, ref chain.Ref) (site.Volume, error) {
-	return call(a, func(l *storageapi.Local) (site.Volume, error) { return l.Volume(ctx, ref) })
+	return call(a, "Volume", func(l *storageapi.Local) (site.Volume, error) { return l.Volume(ctx, ref) })
 }
 
 func (a api) CreateVolumeFrom(ctx context.Context, r site.CreateRequest, source site.CloneSource) (site.Volume, error) {
-	return call(a, func(l *storageapi.Local) (site.Volume, error) { return l.CreateVolumeFrom(ctx, r, source) })
+	return call(a, "CreateVolumeFrom", func(l *storageapi.Local) (site.Volume, error) { return l.CreateVolumeFrom(ctx, r, source) })
 }
 
 func (a api) Attach(ctx context.Context, member chain.Ref, node string) (site.Volume, error) {
-	return call(a, func(l *storageapi.Local) (site.Volume, error) { return l.Attach(ctx, member, node) })
+	return call(a, "Attach", func(l *storageapi.Local) (site.Volume, error) { return l.Attach(ctx, member, node) })
 }
 
 func (a api) RecordFilesystem(ctx context.Context, member chain.Ref, fsType string) error {
-	_, err := call(a, func(l *storageapi.Local) (struct{}, error) { return done(l.RecordFilesystem(ctx, member, fsType)) })
+	_, err := call(a, "RecordFilesystem", func(l *storageapi.Local) (struct{}, error) { return done(l.RecordFilesystem(ctx, member, fsType)) })
 	return err
 }
 
 func (a api) Capacity(ctx context.Context, placeCount int) (uint64, error) {
-	return call(a, func(l *storageapi.Local) (uint64, error) { return l.Capacity(ctx, placeCount) })
+	return call(a, "Capacity", func(l *storageapi.Local) (uint64, error) { return l.Capacity(ctx, placeCount) })
 }
 
 func (a api) CreateSnapshot(ctx context.Context, member chain.Ref, name string) (site.Snapshot, error) {
-	return call(a, func(l *storageapi.Local) (site.Snapshot, error) { return l.CreateSnapshot(ctx, member, name) })
+	return call(a, "CreateSnapshot", func(l *storageapi.Local) (site.Snapshot, error) { return l.CreateSnapshot(ctx, member, name) })
 }
 
 func (a api) DeleteSnapshot(ctx context.Context, ref site.SnapshotRef) error {
-	_, err := call(a, func(l *storageapi.Local) (struct{}, error) { return done(l.DeleteSnapshot(ctx, ref)) })
+	_, err := call(a, "DeleteSnapshot", func(l *storageapi.Local) (struct{}, error) { return done(l.DeleteSnapshot(ctx, ref)) })
 	return err
 }
 
 func (a api) ListSnapshots(ctx context.Context) ([]site.Snapshot, error) {
-	return call(a, func(l *storageapi.Local) ([]site.Snapshot, error) { return l.ListSnapshots(ctx) })
+	return call(a, "ListSnapshots", func(l *storageapi.Local) ([]site.Snapshot, error) { return l.ListSnapshots(ctx) })
 }
 
 func (a api) Members(ctx context.Context, root chain.Ref) ([]chain.Member, error) {
-	return call(a, func(l *storageapi.Local) ([]chain.Member, error) { return l.Members(ctx, root) })
+	return call(a, "Members", func(l *storageapi.Local) ([]chain.Member, error) { return l.Members(ctx, root) })
 }
 
 func (a api) Holdings(ctx context.Context, root chain.Ref) ([]string, error) {
-	return call(a, func(l *storageapi.Local) ([]string, error) { return l.Holdings(ctx, root) })
+	return call(a, "Holdings", func(l *storageapi.Local) ([]string, error) { return l.Holdings(ctx, root) })
 }
 
 func (a api) Enable(ctx context.Context, member chain.Ref, target chain.ClusterID) error {
-	_, err := call(a, func(l *storageapi.Local) (struct{}, error) { return done(l.Enable(ctx, member, target)) })
+	_, err := call(a, "Enable", func(l *storageapi.Local) (struct{}, error) { return done(l.Enable(ctx, member, target)) })
 	return err
 }
 
 func (a api) Disable(ctx context.Context, member chain.Ref) error {
-	_, err := call(a, func(l *storageapi.Local) (struct{}, error) { return done(l.Disable(ctx, member)) })
+	_, err := call(a, "Disable", func(l *storageapi.Local) (struct{}, error) { return done(l.Disable(ctx, member)) })
 	return err
 }
 
 func (a api) Failover(ctx context.Context, source chain.Ref, force bool) (site.Volume, error) {
-	return call(a, func(l *storageapi.Local) (site.Volume, error) { return l.Failover(ctx, source, force) })
+	return call(a, "Failover", func(l *storageapi.Local) (site.Volume, error) { return l.Failover(ctx, source, force) })
 }
 
 func (a api) Demote(ctx context.Context, member chain.Ref) error {
-	_, err := call(a, func(l *storageapi.Local) (struct{}, error) { return done(l.Demote(ctx, member)) })
+	_, err := call(a, "Demote", func(l *storageapi.Local) (struct{}, error) { return done(l.Demote(ctx, member)) })
 	return err
 }
 
 func (a api) Resync(ctx context.Context, end chain.Ref, source chain.ClusterID) (bool, error) {
-	return call(a, func(l *storageapi.Local) (bool, error) { return l.Resync(ctx, end, source) })
+	return call(a, "Resync", func(l *storageapi.Local) (bool, error) { return l.Resync(ctx, end, source) })
 }
 
 func (a api) Status(ctx context.Context, member chain.Ref) (site.Status, error) {
-	return call(a, func(l *storageapi.Local) (site.Status, error) { return l.Status(ctx, member) })
+	return call(a, "Status", func(l *storageapi.Local) (site.Status, error) { return l.Status(ctx, member) })
 }
 
 func (a api) Handover(ctx context.Context, member chain.Ref) (site.Handover, error) {
-	return call(a, func(l *storageapi.Local) (site.Handover, error) { return l.Handover(ctx, member) })
+	return call(a, "Handover", func(l *storageapi.Local) (site.Handover, error) { return l.Handover(ctx, member) })
 }
 
 func (a api) LearnSuccessor(ctx context.Context, member, successor chain.Ref) error {
-	_, err := call(a, func(l *storageapi.Local) (struct{}, error) { return done(l.LearnSuccessor(ctx, member, successor)) })
+	_, err := call(a, "LearnSuccessor", func(l *storageapi.Local) (struct{}, error) { return done(l.LearnSuccessor(ctx, member, successor)) })
 	return err
 }
 
 func (a api) PrepareReceive(ctx context.Context, r site.ReceiveRequest) ([]site.Receiver, error) {
-	return call(a, func(l *storageapi.Local) ([]site.Receiver, error) { return l.PrepareReceive(ctx, r) })
+	return call(a, "PrepareReceive", func(l *storageapi.Local) ([]site.Receiver, error) { return l.PrepareReceive(ctx, r) })
 }
 
 func (a api) Spec(ctx context.Context, node string) (site.NodeSpec, error) {
-	return call(a, func(l *storageapi.Local) (site.NodeSpec, error) { return l.Spec(ctx, node) })
+	return call(a, "Spec", func(l *storageapi.Local) (site.NodeSpec, error) { return l.Spec(ctx, node) })
 }
 
 func (a api) Report(ctx context.Context, status site.NodeStatus) error {
-	_, err := call(a, func(l *storageapi.Local) (struct{}, error) { return done(l.Report(ctx, status)) })
+	_, err := call(a, "Report", func(l *storageapi.Local) (struct{}, error) { return done(l.Report(ctx, status)) })
 	return err
 }

@@ -48,6 +48,12 @@ type app struct {
 	// stopOn lists sites whose pod the hub must delete once it reaches them.
 	stopOn map[string]bool
 	next   map[*ramen.VR]time.Time
+	// datasets are the pool volumes of the members the pod attached, in
+	// volume order: what it writes while it runs.
+	datasets []string
+	// restartAt is when the pod starts the application again after a write
+	// failed on a full pool; zero while it runs.
+	restartAt time.Time
 	// evicted is the pod lost with its node and not running elsewhere yet.
 	evicted *eviction
 }
@@ -133,6 +139,7 @@ func (w *World) start(a *app, s *Site) error {
 		return err
 	}
 	a.site, a.node, a.devices = s.Name, n, devices
+	a.datasets = w.datasetsOf(n, a.volumes)
 	return nil
 }
 
@@ -181,6 +188,7 @@ func (w *World) stageOne(n *Node, v appVolume) error {
 // attachedMember finds which member of the handle's chain the node staged:
 // the one whose primary it is.
 func (w *World) attachedMember(n *Node, handle string) (string, error) {
+	defer w.unfaulted()()
 	volumes, err := n.site.Store.Volumes()
 	if err != nil {
 		return "", err
@@ -203,7 +211,7 @@ func (w *World) stop(a *app) {
 		closeAll(a.devices)
 		w.unstage(a.node, a.volumes)
 	}
-	a.site, a.node, a.devices, a.evicted = "", nil, nil, nil
+	a.site, a.node, a.devices, a.evicted, a.restartAt = "", nil, nil, nil, time.Time{}
 }
 
 func (w *World) unstage(n *Node, volumes []appVolume) {
@@ -231,8 +239,12 @@ func closeAll(devices workload.Devices) {
 func (w *World) step() {
 	w.loseCrashedPods()
 	w.reschedule()
+	w.checkPrimariesWritable()
 	for _, name := range w.appOrder {
 		a := w.apps[name]
+		if a.running() && !a.restartAt.IsZero() && !w.Sim.Now().Before(a.restartAt) {
+			w.restart(a)
+		}
 		if a.running() {
 			res, err := a.model.Step(w.Sim.Now(), a.devices)
 			switch {
@@ -241,8 +253,7 @@ func (w *World) step() {
 			case err != nil && !errors.Is(err, workload.ErrStopped):
 				// The application runs where the hub made it primary: nothing
 				// in the DR machinery may fence it there.
-				w.violate("application: the primary refused a write", fmt.Sprintf(
-					"%s on %s (%s): %v", a.spec.Name, a.site, a.node.Endpoint, err))
+				w.refusedWrite(a, err)
 			}
 		}
 		if t := a.tail; t != nil {

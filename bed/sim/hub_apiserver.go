@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -52,6 +53,9 @@ type apiServer struct {
 	// owners are the field managers of each draft's top-level spec fields.
 	owners   map[types.NamespacedName]map[string][]string
 	watchers []func(watchEvent)
+	// fails, when set, may fail a request (the API-errors fault): before the
+	// server acts, or after it committed a write whose answer is lost.
+	fails func(verb string, resource schema.GroupResource, name string) (failure, bool)
 }
 
 // watchEvent is one write as a watch reports it: the object as written
@@ -77,11 +81,17 @@ func (a *apiServer) watch(f func(watchEvent)) { a.watchers = append(a.watchers, 
 // client is the API server as one user reaches it.
 func (a *apiServer) client(manager string) client.Client {
 	return interceptor.NewClient(a.store, interceptor.Funcs{
+		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			return a.serve("get", obj, key.Name, func() error { return c.Get(ctx, key, obj, opts...) })
+		},
+		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+			return a.serve("list", list, "", func() error { return c.List(ctx, list, opts...) })
+		},
 		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
-			return a.create(ctx, c, manager, obj, opts...)
+			return a.serve("create", obj, obj.GetName(), func() error { return a.create(ctx, c, manager, obj, opts...) })
 		},
 		Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
-			return a.update(ctx, c, manager, obj, opts...)
+			return a.serve("update", obj, obj.GetName(), func() error { return a.update(ctx, c, manager, obj, opts...) })
 		},
 		Patch: func(context.Context, client.WithWatch, client.Object, client.Patch, ...client.PatchOption) error {
 			return fmt.Errorf("bed/sim: the simulated API server %s does not patch a main resource (nothing in the flow does)", a.name)
@@ -90,27 +100,55 @@ func (a *apiServer) client(manager string) client.Client {
 			return fmt.Errorf("bed/sim: the simulated API server %s applies only drafts, through applyDraft", a.name)
 		},
 		Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
-			if err := c.Delete(ctx, obj, opts...); err != nil {
-				return err
-			}
-			a.notify(obj, true)
-			return nil
+			return a.serve("delete", obj, obj.GetName(), func() error {
+				if err := c.Delete(ctx, obj, opts...); err != nil {
+					return err
+				}
+				a.notify(obj, true)
+				return nil
+			})
 		},
 		SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
-			if err := c.SubResource(sub).Update(ctx, obj, opts...); err != nil {
-				return err
-			}
-			a.notify(obj, false)
-			return nil
+			return a.serve("update", obj, obj.GetName(), func() error {
+				if err := c.SubResource(sub).Update(ctx, obj, opts...); err != nil {
+					return err
+				}
+				a.notify(obj, false)
+				return nil
+			})
 		},
 		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
-			if err := c.SubResource(sub).Patch(ctx, obj, patch, opts...); err != nil {
-				return err
-			}
-			a.notify(obj, false)
-			return nil
+			return a.serve("patch", obj, obj.GetName(), func() error {
+				if err := c.SubResource(sub).Patch(ctx, obj, patch, opts...); err != nil {
+					return err
+				}
+				a.notify(obj, false)
+				return nil
+			})
 		},
 	})
+}
+
+// serve runs one request, unless the API-errors fault fails it: before it
+// runs, or after it ran (its answer lost).
+func (a *apiServer) serve(verb string, obj runtime.Object, name string, request func() error) error {
+	if a.fails == nil {
+		return request()
+	}
+	resource := schema.GroupResource{Group: v1.GroupVersion.Group}
+	if gvk, err := apiutil.GVKForObject(obj, a.scheme); err == nil {
+		resource = schema.GroupResource{Group: gvk.Group, Resource: strings.ToLower(strings.TrimSuffix(gvk.Kind, "List")) + "s"}
+	}
+	failed, ok := a.fails(verb, resource, name)
+	if !ok {
+		return request()
+	}
+	if failed.after {
+		if err := request(); err != nil {
+			return err
+		}
+	}
+	return failed.err
 }
 
 func (a *apiServer) create(ctx context.Context, c client.WithWatch, manager string, obj client.Object, opts ...client.CreateOption) error {

@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"time"
+
 	"bytes"
 	"context"
 	"encoding/hex"
@@ -75,7 +77,12 @@ func (f *siteFlow) restart() {
 		c    *controller
 	}{{&v1.OperatorOpsList{}, f.runs}, {&v1.ClusterDeploymentConfigList{}, f.drafts}, {&v1.StorageClusterList{}, f.cluster}} {
 		if err := f.site.objects.List(ctx, kind.list, client.InNamespace(siteNamespace)); err != nil {
-			f.site.world.violate("operator: a controller cannot list", err.Error())
+			if !transientAPIError(err) {
+				f.site.world.violate("operator: a controller cannot list", err.Error())
+				return
+			}
+			// The informers list again, as a manager's do until they sync.
+			f.site.world.Sim.After(time.Second, f.site.Name+" operator lists again", f.restart)
 			return
 		}
 		items, err := meta.ExtractList(kind.list)

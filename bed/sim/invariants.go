@@ -10,6 +10,7 @@ import (
 // records gathers every chain's members from every site's records: the
 // omniscient view no component has, which the checkers judge.
 func (w *World) records() map[chain.Ref][]chain.Member {
+	defer w.unfaulted()()
 	out := map[chain.Ref][]chain.Member{}
 	for _, s := range w.sites {
 		volumes, err := s.Store.Volumes()

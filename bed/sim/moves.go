@@ -32,7 +32,7 @@ func (w *World) Failover(name, to string) (workload.Verdict, error) {
 		}
 		a.stopOn[from] = true
 		a.wants[from] = wish{state: ramen.Secondary, autoResync: true}
-		a.site, a.node, a.devices, a.evicted = "", nil, nil, nil
+		a.site, a.node, a.devices, a.evicted, a.restartAt = "", nil, nil, nil, time.Time{}
 	}
 	a.wants[to] = wish{state: ramen.Primary}
 	if err := w.await(a, to, "promote"); err != nil {
@@ -132,6 +132,7 @@ func (w *World) checkLoss(a *app, verdict workload.Verdict, planned bool) {
 // originTakenAt finds when the snapshot the application's new member of
 // volume i was cloned from was taken on the old site.
 func (w *World) originTakenAt(a *app, i int) (time.Time, bool) {
+	defer w.unfaulted()()
 	ref, err := chain.ParseRef(a.volumes[i].handle)
 	if err != nil {
 		return time.Time{}, false

@@ -37,6 +37,7 @@ func simEpoch(w *World) time.Time { return w.Sim.Now().Add(-w.Sim.Elapsed()) }
 
 // observe10s runs the continuous checks and batches the timeline's writes.
 func (w *World) observeTick() {
+	defer w.unfaulted()()
 	for _, site := range sortedKeys(w.writes) {
 		if n := w.writes[site]; n > 0 {
 			w.timeline = append(w.timeline, reports.Event{At: w.Sim.Now(), Site: site, Kind: reports.EventWrite,
@@ -121,9 +122,14 @@ func (w *World) measureChange(s *Site, p site.Pairing, sync *reports.Sync) {
 	if i < 0 || err != nil {
 		return
 	}
-	until := p.Snapshots[i].TakenAt
+	// The snapshot holds the writes up to when the node took it, which the
+	// site does not know: TakenAt (when it was ordered) is a lower bound,
+	// the shipment's start an upper one. The delta is judged against the
+	// most the snapshot can hold, and the next one starts where this one can
+	// start at the earliest.
+	until := p.Last.At.Add(-p.Last.Duration)
 	after, shippedBefore := w.shippedAt[p.Source]
-	w.shippedAt[p.Source] = until
+	w.shippedAt[p.Source] = p.Snapshots[i].TakenAt
 	if !shippedBefore && strings.HasPrefix(v.Origin.Dataset, "rep-") {
 		taken, ok := w.takenAt(v.Origin.GUID)
 		if !ok {
@@ -181,6 +187,7 @@ func (w *World) modelOf(root chain.Ref) (workload.Workload, string, bool) {
 
 // Chains draws every chain as the sites record it.
 func (w *World) Chains() ([]reports.Chain, error) {
+	defer w.unfaulted()()
 	records := w.records()
 	var out []reports.Chain
 	for _, root := range sortedRefs(records) {

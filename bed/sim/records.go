@@ -69,7 +69,8 @@ func newStore(w *World, name string, cluster chain.ClusterID, nodes []string) (s
 // reconcileStatus runs the site operator's status reconcilers over every
 // record object, as its manager would after their changes: conditions,
 // phases and printer columns, scheduled by the simulation. A reconciler's
-// error is a violation: the operator would retry it for ever.
+// error is a violation -- the operator would retry it for ever -- unless it
+// is the API server's transient answer, which the next pass retries.
 func (s *Site) reconcileStatus() {
 	if s.objects == nil || !s.ControllerUp {
 		return
@@ -87,7 +88,9 @@ func (s *Site) reconcileStatus() {
 	}
 	for _, k := range kinds {
 		if err := s.objects.List(ctx, k.list, client.InNamespace(siteNamespace)); err != nil {
-			s.world.violate("operator: a status reconciler cannot list", err.Error())
+			if !transientAPIError(err) {
+				s.world.violate("operator: a status reconciler cannot list", err.Error())
+			}
 			return
 		}
 		items, err := meta.ExtractList(k.list)
@@ -97,7 +100,7 @@ func (s *Site) reconcileStatus() {
 		for _, item := range items {
 			o := item.(client.Object)
 			request := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}}
-			if _, err := k.reconciler.Reconcile(ctx, request); err != nil {
+			if _, err := k.reconciler.Reconcile(ctx, request); err != nil && !transientAPIError(err) {
 				s.world.violate("operator: a status reconciler failed", fmt.Sprintf("%s %s: %v", s.Name, o.GetName(), err))
 			}
 		}

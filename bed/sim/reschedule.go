@@ -77,7 +77,8 @@ func (w *World) reschedule() {
 		if err != nil {
 			continue // the kubelet retries
 		}
-		a.node, a.devices, a.evicted = e.to, devices, nil
+		a.node, a.devices, a.evicted, a.restartAt = e.to, devices, nil, time.Time{}
+		a.datasets = w.datasetsOf(e.to, a.volumes)
 		w.resumeOn(a, e)
 	}
 }

@@ -188,6 +188,7 @@ func (s *Site) Node(name string) *Node {
 
 // Device opens a member's device on the node that holds its primary role.
 func (s *Site) Device(ref chain.Ref) (backend.Device, error) {
+	defer s.world.unfaulted()()
 	v, err := s.Control.Volume(ref)
 	if err != nil {
 		return nil, err

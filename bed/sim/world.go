@@ -79,6 +79,10 @@ type World struct {
 	synced     map[string]bool // shipments already on the timeline
 	syncs      []reports.Sync
 	shippedAt  map[chain.Ref]time.Time // when the last recorded shipment's snapshot was taken
+	// apiFaults are the endpoints whose APIs fail calls (FailAPI).
+	apiFaults map[string]*apiFault
+	// observing counts the bed's own reads in progress (unfaulted).
+	observing int
 }
 
 // SiteNames are the bed's two sites.
@@ -96,7 +100,7 @@ func New(options Options) (*World, error) {
 	}
 	w := &World{options: options, Sim: simworld.NewWorld(options.Seed, worldOptions...), checker: chain.NewChecker(),
 		apps: map[string]*app{}, writes: map[string]int{}, reported: map[string]bool{}, synced: map[string]bool{},
-		shippedAt: map[chain.Ref]time.Time{}}
+		shippedAt: map[chain.Ref]time.Time{}, apiFaults: map[string]*apiFault{}}
 	w.Net = network.New(w.Sim, network.LinkOptions{Latency: 200 * time.Microsecond})
 	w.Net.SetLinkBoth(SiteNames[0], SiteNames[1], options.SiteLink)
 	for i, name := range SiteNames {
@@ -123,6 +127,7 @@ func New(options Options) (*World, error) {
 		w.hub = hub
 		hub.start()
 	}
+	w.failAPIServers()
 	w.every(stepPeriod, "applications step", w.step)
 	w.every(vrPeriod, "csi-addons controllers", w.reconcileVRs)
 	w.every(10*time.Second, "observe", w.observeTick)

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/baton-dr/baton/reports"
+	"github.com/baton-dr/baton/scenarios"
 	"github.com/baton-dr/baton/scenarios/sweep"
 )
 
@@ -29,12 +30,14 @@ func newChaosCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "chaos --duration 8h --seeds 1-100000",
 		Short: "hunt for invariant violations: many seeds x every fault class, within a time budget",
-		Long: `chaos runs every scenario over a range of seeds with faults injected at its
-phase boundaries (partitions of any two of the hub and the sites, one- or
-two-way; operator crashes; storage node crashes), in parallel, until the seeds
-or the time budget run out, or after the first --stop-after failures. Each
+		Long: `chaos runs every scenario over a range of seeds with a fault injected, by the
+seed's odds, at each of its phase boundaries, in parallel, until the seeds or
+the time budget run out, or after the first --stop-after failures. Each
 finished run is appended to the journal (--journal), so a stopped hunt resumes
-where it stopped. The report lists every violation with its replay command.`,
+where it stopped. The report lists every violation with its replay command.
+
+The fault classes it covers:
+` + faultClassList(),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			selected, err := selectScenarios(names)
@@ -58,8 +61,8 @@ where it stopped. The report lists every violation with its replay command.`,
 			ctx, cancel := context.WithTimeout(context.Background(), duration)
 			defer cancel()
 			progress := newProgress(cmd.ErrOrStderr())
-			fmt.Fprintf(cmd.ErrOrStderr(), "chaos: %d scenarios, seeds %d-%d, %d done before, budget %s\n",
-				len(selected), first, last, len(done), duration)
+			fmt.Fprintf(cmd.ErrOrStderr(), "chaos: %d scenarios, seeds %d-%d, %d done before, budget %s; fault classes:\n%s",
+				len(selected), first, last, len(done), duration, faultClassList())
 			run := sweep.Run(ctx, sweep.Options{Scenarios: selected, FirstSeed: first, Seeds: int(last - first + 1),
 				Chaos: true, Workers: workers, StopAfter: stopAfter, SeedMajor: true, Progress: progress.update,
 				Skip: func(scenario string, seed uint64) bool { return done[journalKey(scenario, seed)] },
@@ -130,4 +133,13 @@ func readJournal(path string) (map[string]bool, []reports.Result, error) {
 		results = append(results, r)
 	}
 	return done, results, scanner.Err()
+}
+
+// faultClassList is the fault classes a chaos run injects, one a line.
+func faultClassList() string {
+	var b strings.Builder
+	for _, class := range scenarios.FaultClasses {
+		fmt.Fprintf(&b, "  - %s\n", class)
+	}
+	return b.String()
 }

@@ -87,7 +87,7 @@ func newSimRunCommand() *cobra.Command {
 	}
 	run.Flags().StringVar(&name, "scenario", "", "scenario to run (batonctl sim list)")
 	run.Flags().Uint64Var(&seed, "seed", 1, "seed of the run")
-	run.Flags().BoolVar(&chaos, "chaos", false, "inject partitions at phase boundaries")
+	run.Flags().BoolVar(&chaos, "chaos", false, "inject faults at phase boundaries (batonctl chaos --help lists them)")
 	run.Flags().StringVar(&trace, "trace", "", "write the event log to this file")
 	run.Flags().StringVar(&out, "out", "", "write junit.xml, results.json and report.html into this directory")
 	run.MarkFlagRequired("scenario")
@@ -150,7 +150,7 @@ func newSimSweepCommand() *cobra.Command {
 	cmd.Flags().StringVar(&names, "scenarios", "all", "comma-separated scenarios, or all")
 	cmd.Flags().IntVar(&seeds, "seeds", 100, "seeds per scenario")
 	cmd.Flags().Uint64Var(&firstSeed, "first-seed", 1, "the first seed")
-	cmd.Flags().BoolVar(&chaos, "chaos", false, "inject partitions at phase boundaries")
+	cmd.Flags().BoolVar(&chaos, "chaos", false, "inject faults at phase boundaries (batonctl chaos --help lists them)")
 	cmd.Flags().IntVar(&workers, "workers", 0, "parallel runs (default: the number of CPUs)")
 	cmd.Flags().IntVar(&stopAfter, "stop-after", 0, "stop after this many failures (0: never)")
 	cmd.Flags().StringVar(&out, "out", "", "write junit.xml, results.json and report.html into this directory")

@@ -237,3 +237,45 @@ func BenchmarkPlanDeployment(b *testing.B) {
 		}
 	}
 }
+
+// TestAViewTheAgentFailedToReadKeepsThePhase: chaos seed 30029 of hub/deploy
+// (API errors on the site) -- the view agent answered the draft's view with a
+// failed read (the site's API server said 503), the pass projected no draft
+// and the Online request went back to Discovering on its run. The phase stays;
+// the conditions say what the pass waits for.
+func TestAViewTheAgentFailedToReadKeepsThePhase(t *testing.T) {
+	request := newRequest("site-a", siteA, true)
+	run, err := requestRun(request)
+	if err != nil {
+		t.Fatal(err)
+	}
+	phase, name := string(v1.OperatorOpsCompleted), "site-a"
+	work := &workv1.ManifestWork{Status: workv1.ManifestWorkStatus{ResourceStatus: workv1.ManifestResourceStatus{Manifests: []workv1.ManifestCondition{{
+		ResourceMeta:    workv1.ManifestResourceMeta{Kind: "OperatorOps", Name: run, Namespace: siteNS},
+		StatusFeedbacks: workv1.StatusFeedbackResult{Values: []workv1.FeedbackValue{{Name: feedbackPhase, Value: workv1.FieldValue{String: &phase}}, {Name: feedbackDraft, Value: workv1.FieldValue{String: &name}}}},
+	}}}}}
+	unread := "failed to get resource with err: the server is currently unable to handle the request"
+	obs := deploymentObservation{site: siteReady, work: work,
+		draft:   viewed[v1.ClusterDeploymentConfig]{state: viewNotFound, message: unread},
+		cluster: viewed[v1.StorageCluster]{state: viewNotFound, message: unread}}
+	for _, recorded := range []v1.StorageSiteDeploymentPhase{v1.StorageSiteDeploymentOnline, v1.StorageSiteDeploymentDeploying,
+		v1.StorageSiteDeploymentDrafted} {
+		request.Status.Run, request.Status.Phase = run, recorded
+		plan, err := planDeployment(request, obs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if plan.status.Phase != recorded {
+			t.Errorf("a %s request whose views failed to read went to %s", recorded, plan.status.Phase)
+		}
+	}
+	// A new run starts over.
+	request.Status.Run, request.Status.Phase = "an-earlier-run", v1.StorageSiteDeploymentOnline
+	plan, err := planDeployment(request, obs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.status.Phase != v1.StorageSiteDeploymentDiscovering {
+		t.Errorf("a new run whose draft is not seen yet is %s, want Discovering", plan.status.Phase)
+	}
+}

@@ -68,7 +68,7 @@ func pairingCycle(p core.Pairing) (*v1.ReplicationCycle, error) {
 	}
 	for _, s := range p.Snapshots {
 		c.Snapshots = append(c.Snapshots, v1.CycleSnapshot{SnapshotRef: v1.SnapshotRef{Name: s.Name, GUID: s.GUID},
-			TakenAt: v1.NewTimestamp(s.TakenAt), ShippedAt: v1.NewTimestamp(s.ShippedAt)})
+			OrderedAt: v1.NewTimestamp(s.OrderedAt), TakenAt: v1.NewTimestamp(s.TakenAt), ShippedAt: v1.NewTimestamp(s.ShippedAt)})
 	}
 	for _, r := range p.Receivers {
 		c.Receivers = append(c.Receivers, v1.CycleReceiver{Node: r.Node, Address: r.Address, Token: r.Token})
@@ -155,6 +155,10 @@ func readCycleTimes(p *core.Pairing, c *v1.ReplicationCycle) error {
 		}
 	}
 	for _, s := range c.Snapshots {
+		ordered, err := s.OrderedAt.Time()
+		if err != nil {
+			return err
+		}
 		taken, err := s.TakenAt.Time()
 		if err != nil {
 			return err
@@ -163,7 +167,8 @@ func readCycleTimes(p *core.Pairing, c *v1.ReplicationCycle) error {
 		if err != nil {
 			return err
 		}
-		p.Snapshots = append(p.Snapshots, replication.Snapshot{Name: s.Name, GUID: s.GUID, TakenAt: taken, ShippedAt: shipped})
+		p.Snapshots = append(p.Snapshots, replication.Snapshot{Name: s.Name, GUID: s.GUID, OrderedAt: ordered, TakenAt: taken,
+			ShippedAt: shipped})
 	}
 	return nil
 }

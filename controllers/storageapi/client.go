@@ -141,24 +141,35 @@ func (c *Client) transportError(method, path string, err error) error {
 }
 
 func (c *Client) decode(method, path string, response *http.Response, data []byte, out any) error {
-	mediaType, _, _ := mime.ParseMediaType(response.Header.Get("Content-Type"))
-	switch {
-	case response.StatusCode >= 400 && mediaType == problemType:
-		var p Problem
-		if err := json.Unmarshal(data, &p); err != nil || p.Kind == "" {
-			return fmt.Errorf("cluster %s: %s %s: %w: a malformed problem document (%d)", c.id, method, path, ErrInternal, response.StatusCode)
-		}
-		return fmt.Errorf("cluster %s: %w", c.id, errorOf(p))
-	case response.StatusCode >= 500:
-		// Not the API's answer: a proxy or load balancer in between.
-		return fmt.Errorf("cluster %s: %s %s: %w: %s", c.id, method, path, chain.ErrUnreachable, response.Status)
-	case response.StatusCode >= 300:
-		return fmt.Errorf("cluster %s: %s %s: %w: unexpected %s", c.id, method, path, ErrInternal, response.Status)
-	case out == nil:
+	if err := AnswerError(c.id, method, path, response.StatusCode, response.Header.Get("Content-Type"), data); err != nil {
+		return err
+	}
+	if out == nil {
 		return nil
 	}
 	if err := json.Unmarshal(data, out); err != nil {
 		return fmt.Errorf("cluster %s: %s %s: %w: undecodable answer: %w", c.id, method, path, ErrInternal, err)
+	}
+	return nil
+}
+
+// AnswerError is the error Client returns for an answer of status with a
+// Content-Type and a body, or nil for a success. The simulation fails calls
+// through it, so that they fail as the client would see them.
+func AnswerError(id chain.ClusterID, method, path string, status int, contentType string, body []byte) error {
+	mediaType, _, _ := mime.ParseMediaType(contentType)
+	switch {
+	case status >= 400 && mediaType == problemType:
+		var p Problem
+		if err := json.Unmarshal(body, &p); err != nil || p.Kind == "" {
+			return fmt.Errorf("cluster %s: %s %s: %w: a malformed problem document (%d)", id, method, path, ErrInternal, status)
+		}
+		return fmt.Errorf("cluster %s: %w", id, errorOf(p))
+	case status >= 500:
+		// Not the API's answer: a proxy or load balancer in between.
+		return fmt.Errorf("cluster %s: %s %s: %w: %d %s", id, method, path, chain.ErrUnreachable, status, http.StatusText(status))
+	case status >= 300:
+		return fmt.Errorf("cluster %s: %s %s: %w: unexpected %d %s", id, method, path, ErrInternal, status, http.StatusText(status))
 	}
 	return nil
 }

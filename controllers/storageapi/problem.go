@@ -84,6 +84,14 @@ func problemOf(err error) Problem {
 	return p
 }
 
+// ProblemAnswer is what the server answers for err: its status, Content-Type
+// and problem document.
+func ProblemAnswer(err error) (status int, contentType string, body []byte) {
+	p := problemOf(err)
+	body, _ = json.Marshal(p) // a Problem always encodes
+	return p.Status, problemType, body
+}
+
 func writeProblem(w http.ResponseWriter, err error) {
 	p := problemOf(err)
 	w.Header().Set("Content-Type", problemType)

@@ -78,6 +78,12 @@ func keyOf(resource, x, y string) connKey {
 type connection struct {
 	epoch uint64
 	sync  *resyncState // nil when no resync runs
+	// refused names the side whose backing device refused a write from the
+	// other ("" while none did): for as long as this connection lasts it
+	// takes no more writes and the other side's bitmap collects them, as
+	// after DRBD detached the failed disk; a new connection (a re-handshake)
+	// resyncs them once the disk takes writes again.
+	refused string
 }
 
 // New builds a Cluster. Every node starts alive with nothing up.

@@ -358,3 +358,18 @@ func (c *Cluster) writeSuperblock(r *replica) {
 	}
 	r.md.unsynced.reset()
 }
+
+// peerRefused: x's backing device refused a write from r (a full pool, a
+// read-only zvol). For the rest of their connection x takes no writes from r
+// and is Outdated -- it misses them -- until a new handshake resyncs it.
+func (c *Cluster) peerRefused(r, x *replica) {
+	conn, ok := c.conns[keyOf(r.config.Name, r.node, x.node)]
+	if !ok || conn.refused == x.node {
+		return
+	}
+	conn.refused = x.node
+	c.logf("%s %s: the backing device refuses writes from %s: it takes none until the next handshake", r.config.Name, x.node, r.node)
+	if x.md != nil && x.md.sb.disk == backend.UpToDate {
+		c.setDisk(x, backend.Outdated)
+	}
+}

@@ -120,17 +120,38 @@ func (d *device) WriteAt(p []byte, offset int64) (int, error) {
 	if len(receivers) == 0 {
 		return 0, d.ioError("neither local nor remote disk")
 	}
-	missing := missingNodes(r, receivers)
-	d.c.rotateForMissing(receivers, missing)
+	// The writer's own backing device goes first: when it refuses (a full
+	// pool), nothing was written anywhere and the error is the write's.
+	written := make([]*replica, 0, len(receivers))
+	var refused []*replica
 	for _, x := range receivers {
 		if _, err := x.backing.WriteAt(p, offset); err != nil {
-			return 0, err
+			if len(written) == 0 && x == r {
+				return 0, d.ioError("local disk refused the write: %v", err)
+			}
+			d.c.logf("%s %s: write of %d bytes at %d refused by the backing device: %v", r.config.Name, x.node, len(p), offset, err)
+			refused = append(refused, x)
+			continue
 		}
+		written = append(written, x)
 		if x != r {
 			d.c.stats.ReplicatedBytes += uint64(len(p))
 		}
 	}
-	d.c.recordWrite(r, receivers, missing, offset, len(p))
+	if len(written) == 0 {
+		return 0, d.ioError("no disk took the write")
+	}
+	// A peer whose backing device refused misses the write, and the ones
+	// after it on this connection: the holders record them in their bitmaps
+	// (one new generation), the peer is Outdated, and it gets the blocks by
+	// resync on its next handshake (as after DRBD detached the failed disk
+	// and attached it again).
+	for _, x := range refused {
+		d.c.peerRefused(r, x)
+	}
+	missing := missingNodes(r, written)
+	d.c.rotateForMissing(written, missing)
+	d.c.recordWrite(r, written, missing, offset, len(p))
 	return len(p), nil
 }
 
@@ -142,7 +163,7 @@ func (c *Cluster) receivers(r *replica) []*replica {
 		out = append(out, r)
 	}
 	for _, p := range c.connectedPeers(r) {
-		if p.md != nil {
+		if p.md != nil && c.conns[keyOf(r.config.Name, r.node, p.node)].refused != p.node {
 			out = append(out, p)
 		}
 	}

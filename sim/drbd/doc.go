@@ -88,7 +88,17 @@
 //     node back with nothing up; metadata and synced data are where they were.
 //     What a crash does to unsynced bytes on the backing volume is the pool's
 //     business.
+//   - A backing device that refuses a write (a full pool, a read-only zvol):
+//     when it is the writer's own, the write fails as an I/O error and
+//     reaches no peer (the writer's disk goes first), as with on-io-error
+//     pass_on; when it is a peer's, the write is acknowledged by the disks
+//     that took it, and for the rest of that connection the peer takes no
+//     writes from the writer and is Outdated while the writer's bitmap
+//     collects them under one new generation -- what DRBD's default
+//     on-io-error detach amounts to -- and its next handshake resyncs them
+//     (a resync the disk still refuses stops the same way).
 //   - Not modelled: network latency and bandwidth of replicated writes (resync
-//     bandwidth only), backing-device I/O errors (detach), discard-my-data
-//     recovery, online verify, resize, adjusting a live resource.
+//     bandwidth only), a detached disk's Diskless state and its attach,
+//     discard-my-data recovery, online verify, resize, adjusting a live
+//     resource.
 package drbd

@@ -94,6 +94,9 @@ type memVolume struct {
 	durable   map[uint64][]byte // by 4 KiB block
 	pending   map[uint64][]byte
 	syncs     int
+	// full refuses every write, as a zvol on a pool at 100% refuses one that
+	// needs a new block.
+	full bool
 }
 
 func newMemVolume(sizeBytes uint64) *memVolume {
@@ -133,6 +136,9 @@ func (v *memVolume) readAt(p []byte, offset int64) (int, error) {
 }
 
 func (v *memVolume) writeAt(p []byte, offset int64) (int, error) {
+	if v.full {
+		return 0, backend.Refusal(backend.ErrPoolFull, "zfs", "cannot write: No space left on device")
+	}
 	if offset < 0 || uint64(offset)+uint64(len(p)) > v.sizeBytes {
 		return 0, fmt.Errorf("write of %d bytes at %d beyond the end (%d)", len(p), offset, v.sizeBytes)
 	}

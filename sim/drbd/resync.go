@@ -2,6 +2,7 @@ package drbd
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -92,6 +93,14 @@ func (c *Cluster) resyncStep(key connKey, epoch uint64) {
 		}
 		if err := c.copyBlock(source, target, block, buf, held); err != nil {
 			c.logf("%s %s->%s: resync I/O error: %v", key.resource, source.node, target.node, err)
+			if errors.Is(err, backend.ErrPoolFull) || errors.Is(err, backend.ErrRefused) {
+				// The target's disk refuses writes: the resync stops where
+				// it is, the bitmap keeps the rest, the next handshake
+				// tries again.
+				conn.sync = nil
+				c.peerRefused(source, target)
+				return
+			}
 			c.disconnect(key, false)
 			return
 		}

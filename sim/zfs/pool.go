@@ -27,6 +27,8 @@ type Pool struct {
 	// generation moves on at every Crash; a Device opened before is stale.
 	generation uint64
 	faults     faults
+	// filling: a runaway writer holds every free block (filler.go).
+	filling bool
 }
 
 var _ backend.Pool = (*Pool)(nil)
@@ -279,7 +281,7 @@ func (p *Pool) Usage() (backend.Usage, error) {
 	if err := p.fault(OpList, ""); err != nil {
 		return backend.Usage{}, err
 	}
-	allocated := p.allocatedBytes()
+	allocated := p.allocatedBytes() + p.fillerBytes()
 	usage := backend.Usage{SizeBytes: p.sizeBytes, AllocatedBytes: allocated}
 	if allocated < p.sizeBytes {
 		usage.FreeBytes = p.sizeBytes - allocated

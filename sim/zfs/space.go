@@ -41,14 +41,15 @@ func (p *Pool) allocatedBytes() uint64 {
 // fits says whether a change may happen: the change adds addLiveBytes of new
 // blocks and turns v's charge into next (v nil: a volume that does not exist
 // yet, whose charge is next). A change that does not raise the allocation
-// always fits, even on a pool already past its capacity.
+// always fits, even on a pool already past its capacity; while a filler runs
+// (filler.go) nothing else does.
 func (p *Pool) fits(addLiveBytes uint64, v *volume, next charge) bool {
 	now := p.allocatedBytes()
 	after := now + addLiveBytes + next.bytes()
 	if v != nil {
 		after -= v.charge().bytes()
 	}
-	return after <= now || after <= p.sizeBytes
+	return after <= now || (!p.filling && after <= p.sizeBytes)
 }
 
 // outOfSpace is zfs's refusal when the pool cannot hold a change.

@@ -34,7 +34,7 @@ func (p *Pairing) Tick(now time.Time) {
 		return
 	}
 	p.Sequence++
-	p.Snapshots = append(p.Snapshots, Snapshot{Name: SnapshotName(p.Sequence)})
+	p.Snapshots = append(p.Snapshots, Snapshot{Name: SnapshotName(p.Sequence), OrderedAt: now})
 	p.Phase = Snapshotting
 	p.Due = now.Add(p.Interval)
 }
@@ -69,14 +69,19 @@ func (p *Pairing) Want(now time.Time) Work {
 	return w
 }
 
-// Taken records that the ordered snapshot exists. It reports whether the input
-// applied; a late or unknown one is ignored.
+// Taken records that the ordered snapshot exists, reported at. It reports
+// whether the input applied; a late or unknown one is ignored. Its recovery
+// point is when it was ordered; a snapshot ordered before OrderedAt was
+// recorded (a record of an earlier version) falls back to the report's time.
 func (p *Pairing) Taken(name, guid string, at time.Time) bool {
 	if p.Phase != Snapshotting || p.newest().Name != name || guid == "" {
 		return false
 	}
 	s := &p.Snapshots[len(p.Snapshots)-1]
 	s.GUID, s.TakenAt = guid, at
+	if !s.OrderedAt.IsZero() && s.OrderedAt.Before(at) {
+		s.TakenAt = s.OrderedAt
+	}
 	p.Phase, p.RetryAt = Shipping, at
 	return true
 }

@@ -42,9 +42,19 @@ const MinRetention = 2
 
 // Snapshot is one snapshot of the source taken for this pairing.
 type Snapshot struct {
-	Name      string
-	GUID      string    // set once taken; identifies the content on every pool
-	TakenAt   time.Time // zero until taken
+	Name string
+	GUID string // set once taken; identifies the content on every pool
+	// OrderedAt is when the pairing ordered it; the node takes it at or
+	// after that time, and the site learns of it only when the node's report
+	// arrives, which may be much later (the report failed, the node was cut
+	// off from its operator).
+	OrderedAt time.Time
+	// TakenAt is the snapshot's recovery point, zero until taken: it holds
+	// every write acknowledged before then. It is OrderedAt -- the one time
+	// the site knows to precede the snapshot -- never the report's arrival,
+	// which would count writes the snapshot may not hold (a final sync judged
+	// by a snapshot taken before the fence).
+	TakenAt   time.Time
 	ShippedAt time.Time // zero until the target is known to hold it
 }
 

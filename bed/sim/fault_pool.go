@@ -1,0 +1,74 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/baton-dr/baton/reports"
+)
+
+// The disk-full fault: a runaway writer on a node's pool (sim/zfs's filler)
+// takes every free block until it is stopped and its dataset destroyed.
+
+// FillPool fills a node's pool.
+func (w *World) FillPool(site, node string) {
+	n := w.Site(site).Node(node)
+	if n.Pool.Filled() {
+		return
+	}
+	w.event(site, reports.EventDiskFull, "fill %s's pool (a runaway writer takes every free block)", n.Endpoint)
+	n.Pool.Fill()
+}
+
+// FreePool stops the writer and destroys its dataset.
+func (w *World) FreePool(site, node string) {
+	n := w.Site(site).Node(node)
+	if !n.Pool.Filled() {
+		return
+	}
+	w.event(site, reports.EventDiskFull, "free %s's pool", n.Endpoint)
+	n.Pool.Unfill()
+}
+
+// restartBackoff is how long a pod whose application stopped at a failed
+// write waits before it starts again (the kubelet's back-off, simplified).
+const restartBackoff = 10 * time.Second
+
+// refusedWrite handles a write the application's device refused. On a full
+// pool that is an I/O error the application survives as a database survives
+// a failed fsync: it stops, its operation unacknowledged, and its pod starts
+// it again later over what the volume holds. Anywhere else the refusal is a
+// violation: nothing in the DR machinery may fence the primary.
+func (w *World) refusedWrite(a *app, err error) {
+	if a.node.Pool.Filled() {
+		w.event(a.site, reports.EventDiskFull, "%s on %s: a write failed on the full pool, it stops: %v",
+			a.spec.Name, a.node.Endpoint, err)
+		a.restartAt = w.Sim.Now().Add(restartBackoff)
+		return
+	}
+	w.violate("application: the primary refused a write", fmt.Sprintf(
+		"%s on %s (%s): %v", a.spec.Name, a.site, a.node.Endpoint, err))
+}
+
+// restart starts a stopped application again where it runs: it recovers from
+// what its volumes hold, which must be consistent and hold every write it
+// acknowledged (only the refused operation may be lost), and goes on from
+// there. A pool still full stops it again at its next write that needs space.
+func (w *World) restart(a *app) {
+	a.restartAt = time.Time{}
+	verdict := a.model.Verify(a.devices, w.Sim.Now())
+	if !verdict.Consistent() {
+		w.violate("volume: inconsistent after a failed write", fmt.Sprintf("%s on %s: %s",
+			a.spec.Name, a.node.Endpoint, verdict.String()))
+		return
+	}
+	if lost := verdict.LostAcknowledged(); lost > 0 {
+		w.violate("volume: a failed write lost acknowledged writes", fmt.Sprintf(
+			"%s on %s restarted after a failed write without %d acknowledged writes", a.spec.Name, a.node.Endpoint, lost))
+	}
+	if err := a.model.Resume(verdict); err != nil {
+		w.violate("application: cannot resume after a failed write", err.Error())
+		return
+	}
+	w.event(a.site, reports.EventAction, "%s restarts on %s", a.spec.Name, a.node.Endpoint)
+}
