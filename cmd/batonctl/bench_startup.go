@@ -8,6 +8,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
 	"github.com/baton-dr/baton/bed/controlplane"
 	"github.com/baton-dr/baton/bed/local"
 	bedsim "github.com/baton-dr/baton/bed/sim"
@@ -51,6 +54,9 @@ func bedStartUps() []startUpRow {
 // localBedReady builds the local bed's binaries once, then times its
 // start-ups: New returns once every site serves volumes.
 func localBedReady(runs int) (time.Duration, error) {
+	// The bed's clients log through controller-runtime, which warns with a
+	// stack on stderr when no logger is set; the bench prints figures only.
+	ctrllog.SetLogger(logr.Discard())
 	binaries, err := os.MkdirTemp("", "baton-bench-bin-")
 	if err != nil {
 		return 0, err
@@ -72,6 +78,9 @@ func localBedReady(runs int) (time.Duration, error) {
 func figure(d time.Duration, err error) string {
 	if err != nil {
 		return "failed: " + err.Error()
+	}
+	if d < time.Second {
+		return d.Round(time.Microsecond).String()
 	}
 	return d.Round(time.Millisecond).String()
 }
