@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"net/http"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -91,15 +90,15 @@ func (w *World) storageAPIFailure(target *Site, operation string) (failure, bool
 	}
 	switch f.rng.IntN(5) {
 	case 0:
-		return failure{err: answer(http.StatusServiceUnavailable, "text/plain", []byte("upstream connect error"))}, true
+		return failure{err: answer(statusServiceUnavailable, "text/plain", []byte("upstream connect error"))}, true
 	case 1:
-		return failure{err: answer(http.StatusTooManyRequests, "text/plain", []byte("rate limited"))}, true
+		return failure{err: answer(statusTooManyRequests, "text/plain", []byte("rate limited"))}, true
 	case 2:
 		return failure{err: problem(errors.New("the record store timed out"))}, true
 	case 3:
 		return failure{err: problem(fmt.Errorf("%w: a concurrent change won", site.ErrConflict))}, true
 	default:
-		return failure{err: answer(http.StatusBadGateway, "text/plain", []byte("upstream reset")), after: true}, true
+		return failure{err: answer(statusBadGateway, "text/plain", []byte("upstream reset")), after: true}, true
 	}
 }
 
@@ -171,3 +170,11 @@ func transientAPIError(err error) bool {
 	return apierrors.IsInternalError(err) || apierrors.IsServiceUnavailable(err) || apierrors.IsTooManyRequests(err) ||
 		apierrors.IsConflict(err) || apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err)
 }
+
+// The HTTP statuses the faulted API answers with, spelled out: the
+// simulation bed imports no network package (ci/tidy).
+const (
+	statusTooManyRequests    = 429
+	statusBadGateway         = 502
+	statusServiceUnavailable = 503
+)
