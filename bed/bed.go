@@ -12,6 +12,8 @@ package bed
 
 import (
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/baton-dr/baton/reports"
@@ -27,6 +29,17 @@ const (
 	// Gitea: a repository volume and a database volume.
 	Gitea Kind = "gitea"
 )
+
+// Model is a new instance of the kind's workload model, drawing on rng.
+func (k Kind) Model(name string, rng *rand.Rand) (workload.Workload, error) {
+	switch k {
+	case WordPress:
+		return workload.NewWordPress(name, rng), nil
+	case Gitea:
+		return workload.NewGitea(name, rng), nil
+	}
+	return nil, fmt.Errorf("unknown application kind %q", k)
+}
 
 // App is an application to deploy.
 type App struct {

@@ -65,13 +65,7 @@ type tailWriter struct {
 
 func (b *Bed) newModel(spec bed.App, name string) (workload.Workload, error) {
 	rng := rand.New(rand.NewPCG(b.options.Seed, uint64(len(name))<<32|uint64(len(b.appOrder))))
-	switch spec.Kind {
-	case bed.WordPress:
-		return workload.NewWordPress(name, rng), nil
-	case bed.Gitea:
-		return workload.NewGitea(name, rng), nil
-	}
-	return nil, fmt.Errorf("unknown application kind %q", spec.Kind)
+	return spec.Kind.Model(name, rng)
 }
 
 func blockCapability() *csispec.VolumeCapability {

@@ -79,13 +79,7 @@ type tailWriter struct {
 
 func (w *World) newModel(spec bed.App, name string) (workload.Workload, error) {
 	rng := w.Sim.Rand("app/" + name)
-	switch spec.Kind {
-	case bed.WordPress:
-		return workload.NewWordPress(name, rng), nil
-	case bed.Gitea:
-		return workload.NewGitea(name, rng), nil
-	}
-	return nil, fmt.Errorf("unknown application kind %q", spec.Kind)
+	return spec.Kind.Model(name, rng)
 }
 
 // Deploy creates the application's volumes through its site's CSI controller
