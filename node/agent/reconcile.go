@@ -45,15 +45,12 @@ func (a *Agent) converge(v site.VolumeSpec) error {
 	if err := a.ensureDataset(v); err != nil {
 		return err
 	}
-	if err := a.ensureReplication(v); err != nil {
-		return err
-	}
-	pool := a.options.Pool
-	readOnly, err := a.readOnly(v)
+	replica, err := a.ensureReplication(v)
 	if err != nil {
 		return err
 	}
-	if err := pool.SetReadOnly(v.Dataset, readOnly); err != nil {
+	pool := a.options.Pool
+	if err := pool.SetReadOnly(v.Dataset, readOnly(v, replica)); err != nil {
 		return fmt.Errorf("failed to fence %s: %w", v.Dataset, err)
 	}
 	snaps, err := pool.Snapshots(v.Dataset)
@@ -155,34 +152,35 @@ func (a *Agent) ensureDataset(v site.VolumeSpec) error {
 
 // ensureReplication brings the DRBD resource up (adopting metadata that
 // exists), or down for a tombstone, starts a new volume's identical replicas
-// without an initial sync, and sets the role.
-func (a *Agent) ensureReplication(v site.VolumeSpec) error {
+// without an initial sync, and sets the role. It returns the resource's
+// status as it found it: nil without DRBD, or for a tombstone.
+func (a *Agent) ensureReplication(v site.VolumeSpec) (*backend.ResourceStatus, error) {
 	drbd := a.options.Replicator
 	if drbd == nil {
-		return nil
+		return nil, nil
 	}
 	if !v.Up {
 		err := drbd.Down(v.Resource.Name)
 		if errors.Is(err, backend.ErrNotFound) {
-			return nil
+			return nil, nil
 		}
-		return err
+		return nil, err
 	}
 	has, err := drbd.HasMetadata(v.Resource)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if !has {
 		if err := drbd.CreateMetadata(v.Resource); err != nil {
-			return fmt.Errorf("failed to create DRBD metadata for %s: %w", v.Resource.Name, err)
+			return nil, fmt.Errorf("failed to create DRBD metadata for %s: %w", v.Resource.Name, err)
 		}
 	}
 	if err := drbd.Up(v.Resource); err != nil {
-		return fmt.Errorf("failed to bring %s up: %w", v.Resource.Name, err)
+		return nil, fmt.Errorf("failed to bring %s up: %w", v.Resource.Name, err)
 	}
 	status, err := drbd.Status(v.Resource.Name)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if !v.Initialized && a.startsFresh(v.Resource, status) {
 		// Every replica of a new volume holds zeros: identical, so none needs an
@@ -194,10 +192,10 @@ func (a *Agent) ensureReplication(v site.VolumeSpec) error {
 			err = drbd.NewCurrentUUID(v.Resource.Name, true)
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if status, err = drbd.Status(v.Resource.Name); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	switch {
@@ -205,14 +203,15 @@ func (a *Agent) ensureReplication(v site.VolumeSpec) error {
 		// DRBD would promote a SyncTarget that reads through its peer, but
 		// then the peer's loss splits the data between two nodes, neither
 		// whole. The device waits until this replica holds all of it.
-		return fmt.Errorf("not promoting %s on %s before its resync completes: its disk is %s",
+		return nil, fmt.Errorf("not promoting %s on %s before its resync completes: its disk is %s",
 			v.Resource.Name, a.options.Node, status.Disk)
 	case v.Role == backend.Primary && status.Role != backend.Primary:
-		return drbd.Primary(v.Resource.Name, onlyFencedMissing(status, v.FencedPeers))
+		err = drbd.Primary(v.Resource.Name, onlyFencedMissing(status, v.FencedPeers))
 	case v.Role == backend.Secondary && status.Role == backend.Primary:
-		return drbd.Secondary(v.Resource.Name)
+		err = drbd.Secondary(v.Resource.Name)
 	}
-	return nil
+	// A role change leaves the disk state as it was: the status still holds.
+	return &status, err
 }
 
 // readOnly is the fence of a member that is no longer Active: its dataset
@@ -222,16 +221,11 @@ func (a *Agent) ensureReplication(v site.VolumeSpec) error {
 // writes would fail on a read-only zvol, the resync with them, and the
 // replica would never hold the data its final snapshot must carry. Nothing
 // else writes meanwhile: a fenced member has no Primary.
-func (a *Agent) readOnly(v site.VolumeSpec) (bool, error) {
-	drbd := a.options.Replicator
-	if !v.ReadOnly || drbd == nil || !v.Up {
-		return v.ReadOnly, nil
+func readOnly(v site.VolumeSpec, replica *backend.ResourceStatus) bool {
+	if !v.ReadOnly || replica == nil {
+		return v.ReadOnly
 	}
-	status, err := drbd.Status(v.Resource.Name)
-	if err != nil {
-		return false, err
-	}
-	return status.Disk == backend.UpToDate, nil
+	return replica.Disk == backend.UpToDate
 }
 
 // onlyFencedMissing reports whether every peer this UpToDate replica is not
