@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/baton-dr/baton/node/exec"
 )
@@ -40,10 +42,52 @@ func (l Losetup) Attach(ctx context.Context, file string, directIO bool) (string
 	return ParseShow(out)
 }
 
-// Detach detaches a loop device. The kernel defers it while the device is
-// open, so callers detach only devices they closed.
+// detachWait bounds how long Detach waits for the kernel to let a device go.
+const detachWait = 30 * time.Second
+
+// Detach detaches a loop device and returns once the kernel has let it go.
+// While anyone else holds the device open (blkid, or btrfs-progs scanning
+// every block device for its filesystems) the kernel only marks it to be
+// cleared at the last close and `losetup --detach` still succeeds; returning
+// then would leave a caller that re-attaches the file, or checks that nothing
+// is left, looking at a device that is still there.
 func (l Losetup) Detach(ctx context.Context, device string) error {
-	return l.Cmder.Command(ctx, "losetup", "--detach", device).Run()
+	before, err := l.List(ctx)
+	if err != nil {
+		return err
+	}
+	// Another file attached to the same device name after ours let go is
+	// not ours: wait for this name and this file.
+	i := slices.IndexFunc(before, func(d Device) bool { return d.Name == device })
+	if i < 0 {
+		return l.Cmder.Command(ctx, "losetup", "--detach", device).Run()
+	}
+	ours := before[i]
+	// A device already marked to clear at its last close may go between
+	// the listing and the detach, which then fails with ENXIO: what the
+	// caller wanted happened, and the wait below sees that it did.
+	detachErr := l.Cmder.Command(ctx, "losetup", "--detach", device).Run()
+	ctx, cancel := context.WithTimeout(ctx, detachWait)
+	defer cancel()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		devices, err := l.List(ctx)
+		if err != nil {
+			return err
+		}
+		if !slices.ContainsFunc(devices, func(d Device) bool { return d.Name == ours.Name && d.BackFile == ours.BackFile }) {
+			return nil
+		}
+		if detachErr != nil {
+			return detachErr
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("losetup --detach %s: the device is still attached (held open elsewhere): %w", device, ctx.Err())
+		case <-tick.C:
+		}
+	}
 }
 
 // Refresh makes a loop device take its backing file's new size.

@@ -1,0 +1,96 @@
+package loop
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/baton-dr/baton/node/exec"
+)
+
+// TestDetachWaitsUntilTheKernelLetsGo holds a real loop device open the way
+// blkid or a btrfs-progs device scan does while it is detached: losetup
+// succeeds at once, the kernel only marks the device to be cleared at its
+// last close, and Detach must not return before that close.
+func TestDetachWaitsUntilTheKernelLetsGo(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("attaches loop devices: run as root")
+	}
+	l := Losetup{Cmder: exec.Local{}}
+	file := filepath.Join(t.TempDir(), "held.img")
+	if err := os.WriteFile(file, make([]byte, 1<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	device, err := l.Attach(ctx, file, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Cmder.Command(ctx, "losetup", "--detach", device).Run() })
+	holder, err := os.Open(device)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+
+	// Held open: the wait ends only at the deadline, with an error.
+	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	if err := l.Detach(short, device); err == nil || !strings.Contains(err.Error(), "still attached") {
+		t.Fatalf("detaching a device held open: %v, want a still-attached error", err)
+	}
+	if !attached(t, l, device, file) {
+		t.Fatal("the held device is gone while held")
+	}
+
+	// A fresh device detached while held, then the holder closes: Detach
+	// returns, and the device is gone when it does.
+	if err := holder.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if device, err = l.Attach(ctx, file, false); err != nil {
+		t.Fatal(err)
+	}
+	if holder, err = os.Open(device); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- l.Detach(ctx, device) }()
+	autoclear := filepath.Join("/sys/block", filepath.Base(device), "loop", "autoclear")
+	for {
+		flag, err := os.ReadFile(autoclear)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.TrimSpace(string(flag)) == "1" {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("Detach returned %v while the device was held open", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	if err := holder.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("Detach after the holder closed: %v", err)
+	}
+	if attached(t, l, device, file) {
+		t.Fatal("Detach returned while the device was still attached")
+	}
+}
+
+func attached(t *testing.T, l Losetup, device, file string) bool {
+	t.Helper()
+	devices, err := l.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slices.ContainsFunc(devices, func(d Device) bool { return d.Name == device && d.BackFile == file })
+}
