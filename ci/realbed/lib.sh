@@ -2,11 +2,12 @@
 # logging and the lock. Everything slow is cached under $cache; nothing goes into
 # the repository.
 #
-#   $cache/tools/      kind and the node's runtime, built from the Go module proxy
-#   $cache/rootfs/     debootstrapped trees (the node base, the tools image)
-#   $cache/images/     the Kubernetes server tarball kind builds its node image from
-#   $cache/dockerd/    the private dockerd: data-root, exec-root, socket, log
-#   $cache/run/        what a running bed writes: kubeconfigs, the pools, state
+#   $cache/tools/       kind and the node's runtime, built from the Go module proxy
+#   $cache/rootfs/      debootstrapped trees (the node base, the tools image)
+#   $cache/images/      the Kubernetes server tarball kind builds its node image from
+#   $cache/dockerd/     the private dockerd: data-root, exec-root, socket, log
+#   $cache/baton-image/ baton's image context and external-provisioner
+#   $cache/run/         what a running bed writes: kubeconfigs, the pools, state
 # shellcheck shell=bash
 
 KIND_VERSION=v0.33.0
