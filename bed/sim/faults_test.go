@@ -41,11 +41,14 @@ func timelineHas(w *bedsim.World, kind reports.EventKind, words string) bool {
 	return false
 }
 
-// TestAFullPoolStopsTheApplicationAndLosesNothingAcknowledged fills the pool
-// under the application's pod: its writes fail, it stops and restarts over
-// what its volumes hold, and once the pool is freed it writes again and a
+// TestAFullPoolUnderThePodDetachesItsDiskAndLosesNothing fills the pool
+// under the application's pod. DRBD detaches the disk that refuses (as real
+// DRBD 8.4 does: ci/vmtest TestFullPoolUnderThePrimary) and the application
+// writes on through the replica on the other node; no snapshot is taken of
+// the Diskless home, so replication waits. Once the pool is freed the agent
+// attaches the disk again, DRBD resyncs it, replication catches up, and a
 // planned relocation loses no acknowledged write.
-func TestAFullPoolStopsTheApplicationAndLosesNothingAcknowledged(t *testing.T) {
+func TestAFullPoolUnderThePodDetachesItsDiskAndLosesNothing(t *testing.T) {
 	w := protectedApp(t, bedsim.Options{Seed: 7, Scenario: "test/disk-full"})
 	node, err := w.Pod("wp")
 	if err != nil {
@@ -53,11 +56,8 @@ func TestAFullPoolStopsTheApplicationAndLosesNothingAcknowledged(t *testing.T) {
 	}
 	w.FillPool("site-a", node)
 	w.Run(2 * time.Minute)
-	if !timelineHas(w, reports.EventDiskFull, "a write failed on the full pool") {
-		t.Fatal("the application wrote through two minutes of a full pool")
-	}
-	if !timelineHas(w, reports.EventAction, "wp restarts") {
-		t.Fatal("the application never restarted after its write failed")
+	if timelineHas(w, reports.EventDiskFull, "a write failed on the full pool") {
+		t.Fatal("a write failed although the replica on the other node took it")
 	}
 	w.FreePool("site-a", node)
 	w.Run(2 * time.Minute)
@@ -67,6 +67,37 @@ func TestAFullPoolStopsTheApplicationAndLosesNothingAcknowledged(t *testing.T) {
 	}
 	if !v.Consistent() || v.LostAcknowledged() > 0 {
 		t.Fatalf("relocated after a full pool: %s", v.String())
+	}
+	noViolations(t, w)
+}
+
+// TestFullPoolsStopTheApplicationAndLoseNothingAcknowledged fills the pools
+// of every node of the application's site: no disk takes its writes, it
+// stops and restarts over what its volumes hold, and once the pools are
+// freed it writes again and a planned relocation loses no acknowledged
+// write.
+func TestFullPoolsStopTheApplicationAndLoseNothingAcknowledged(t *testing.T) {
+	w := protectedApp(t, bedsim.Options{Seed: 7, Scenario: "test/disk-full-site"})
+	for _, node := range w.Nodes("site-a") {
+		w.FillPool("site-a", node)
+	}
+	w.Run(2 * time.Minute)
+	if !timelineHas(w, reports.EventDiskFull, "a write failed on the full pool") {
+		t.Fatal("the application wrote through two minutes of full pools")
+	}
+	if !timelineHas(w, reports.EventAction, "wp restarts") {
+		t.Fatal("the application never restarted after its write failed")
+	}
+	for _, node := range w.Nodes("site-a") {
+		w.FreePool("site-a", node)
+	}
+	w.Run(2 * time.Minute)
+	v, err := w.Relocate("wp", "site-b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.Consistent() || v.LostAcknowledged() > 0 {
+		t.Fatalf("relocated after full pools: %s", v.String())
 	}
 	noViolations(t, w)
 }

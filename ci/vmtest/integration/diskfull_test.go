@@ -16,8 +16,8 @@ import (
 // Secondary misses. A detached disk stays detached: no reconnect brings it
 // back. Once space is freed, the node agent's next pass (Replicator.Up with
 // the same configuration) attaches it again, and DRBD resyncs what it
-// missed. sim/drbd's TestRefusedPeerWriteDetachesTheDisk asserts the same
-// sequence on the simulation.
+// missed. sim/drbd's TestAFullPeerDiskIsDetachedUntilUpAttachesIt asserts the
+// same sequence on the simulation.
 func TestFullPoolDetachesTheSecondaryUntilTheAgentAttachesIt(t *testing.T) {
 	g := needGuests(t)
 	const name, sizeBytes = "it-diskfull", 64 * mib
@@ -82,6 +82,16 @@ func TestFullPoolDetachesTheSecondaryUntilTheAgentAttachesIt(t *testing.T) {
 		t.Fatalf("%s with its pool still full: %+v %v, want Diskless", b.Name, s, err)
 	}
 
+	// An agent pass while the pool is still full: the attach cannot write
+	// the disk's metadata.
+	err = b.DRBD.Up(config)
+	st, _ = peerOf(t, b, name)
+	t.Logf("Up on %s with its pool still full: %v; then %s", b.Name, err, st.Disk)
+	logB.next("an attach onto the full pool")
+	if err == nil || st.Disk != backend.Diskless {
+		t.Errorf("an attach onto the full pool: %v, disk %s; want it refused and the replica Diskless", err, st.Disk)
+	}
+
 	// 3. Space comes back; the agent's pass attaches the disk and DRBD
 	// resyncs what b missed.
 	emptyPool(t, b)
@@ -125,7 +135,7 @@ func emptyPool(t *testing.T, n *Node) {
 
 // The Primary's own pool fills up. What DRBD 8.4 does with the write its
 // disk refuses decides what an application sees: sim/drbd models it after
-// this story (TestAWriteTheLocalDiskRefuses...).
+// this story (TestAFullLocalDiskLeavesThePrimaryWritingThroughItsPeer).
 func TestFullPoolUnderThePrimary(t *testing.T) {
 	g := needGuests(t)
 	const name, sizeBytes = "it-diskfull-primary", 64 * mib
@@ -178,6 +188,85 @@ func TestFullPoolUnderThePrimary(t *testing.T) {
 	logA.next("attached again")
 	if got := readDevice(t, a, name, 8*mib, len(data)); !bytes.Equal(got, data) {
 		t.Fatalf("after the attach the Primary does not read what it wrote")
+	}
+	must(t, a.DRBD.Secondary(name), "Secondary on %s", a.Name)
+}
+
+// The Primary's pool fills while it holds the only UpToDate copy: its peer
+// is still the SyncTarget of the initial sync. What DRBD 8.4 makes of the
+// write its own disk refuses, and of the I/O after, is what sim/drbd
+// models for a Primary left without UpToDate data.
+func TestFullPoolUnderThePrimaryWhosePeerIsStillSyncing(t *testing.T) {
+	g := needGuests(t)
+	const name, sizeBytes = "it-diskfull-syncing", 64 * mib
+	const minor = 2006
+	config := pairConfig(g, name, minor, 7106)
+	a, b := g.Nodes[0], g.Nodes[1]
+	for _, n := range g.Nodes {
+		must(t, n.Pool.CreateVolume(name, sizeBytes, backend.Thin), "CreateVolume on %s", n.Name)
+		t.Cleanup(func() {
+			_ = n.DRBD.Down(name)
+			_ = n.Pool.DestroyVolume(name)
+		})
+		must(t, n.DRBD.CreateMetadata(config), "CreateMetadata on %s", n.Name)
+		must(t, n.DRBD.Up(config), "Up on %s", n.Name)
+	}
+	logA := &logMark{t: t, n: a, name: name, minor: minor}
+	await(t, "the pair to connect", func() bool {
+		s, err := a.DRBD.Status(name)
+		return err == nil && len(s.Peers) == 1 && s.Peers[0].Connection == backend.Connected
+	})
+	// A slow initial sync, so that b stays Inconsistent throughout.
+	for _, n := range g.Nodes {
+		_, err := n.Output("drbdsetup", "disk-options", fmt.Sprint(minor), "--c-plan-ahead=0", "--resync-rate=64k")
+		must(t, err, "slowing the resync on %s", n.Name)
+	}
+	must(t, a.DRBD.Primary(name, true), "Primary --force on %s (the initial sync)", a.Name)
+	data := pattern(41, mib)
+	dev, err := a.DRBD.Open(name)
+	must(t, err, "Open on %s", a.Name)
+	writeDevice(t, dev, 60*mib, data)
+	must(t, dev.Close(), "Close on %s", a.Name)
+	st, p := peerOf(t, a, name)
+	t.Logf("before the fill: %s %s, peer %s %s, %d bytes out of sync", st.Role, st.Disk, p.Connection, p.Disk, p.OutOfSyncBytes)
+	logA.next("set-up")
+
+	fillPool(t, a, 4*mib)
+	t.Cleanup(func() { _, _ = a.Output("zfs", "destroy", poolName+"/filler") })
+	more := pattern(42, 8*mib)
+	dev, err = a.DRBD.Open(name)
+	must(t, err, "Open on %s", a.Name)
+	n, werr := dev.WriteAt(more, 16*mib)
+	serr := dev.Sync()
+	got := make([]byte, len(data))
+	k, rerr := dev.ReadAt(got, 60*mib)
+	must(t, dev.Close(), "Close on %s", a.Name)
+	st, p = peerOf(t, a, name)
+	t.Logf("the write into the full pool: %d of %d bytes, %v; sync %v; a read of older data: %d bytes, %v, intact %t; then %s %s, peer %s %s",
+		n, len(more), werr, serr, k, rerr, bytes.Equal(got, data), st.Role, st.Disk, p.Connection, p.Disk)
+	logA.next("the full pool")
+	// The write may land in the page cache; the flush is where it fails,
+	// so it is never acknowledged. Reads fail too: no UpToDate data is
+	// reachable (on-no-data-accessible io-error).
+	if (werr == nil && serr == nil) || rerr == nil {
+		t.Errorf("with its only UpToDate disk detached, the Primary's write and flush (%v, %v) and read (%v): want the write unacknowledged and the read failed", werr, serr, rerr)
+	}
+	if st.Disk != backend.Diskless || p.Disk != backend.Inconsistent {
+		t.Errorf("the Primary is %s, its peer %s: want a Diskless Primary and an Inconsistent peer", st.Disk, p.Disk)
+	}
+
+	emptyPool(t, a)
+	must(t, a.DRBD.Up(config), "Up on %s once the pool has room", a.Name)
+	for _, n := range g.Nodes {
+		_, _ = n.Output("drbdsetup", "disk-options", fmt.Sprint(minor), "--c-plan-ahead=20", "--resync-rate=100M")
+	}
+	await(t, "the sync to resume from the attached disk", func() bool { return upToDatePair(a.DRBD, name) && upToDatePair(b.DRBD, name) })
+	logA.next("attached again")
+	if got := readDevice(t, a, name, 60*mib, len(data)); !bytes.Equal(got, data) {
+		t.Errorf("the data written before the fill is not what %s reads after the attach", a.Name)
+	}
+	if got := readDevice(t, a, name, 16*mib, len(more)); bytes.Equal(got, more) {
+		t.Errorf("%s holds the write whose flush failed", a.Name)
 	}
 	must(t, a.DRBD.Secondary(name), "Secondary on %s", a.Name)
 }
