@@ -32,6 +32,20 @@ func noViolations(t *testing.T, w *bedsim.World) {
 	}
 }
 
+// relocatesLosingNothing relocates wp to site-b: the move must keep every
+// acknowledged write, and the run must have broken no invariant.
+func relocatesLosingNothing(t *testing.T, w *bedsim.World, after string) {
+	t.Helper()
+	v, err := w.Relocate("wp", "site-b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.Consistent() || v.LostAcknowledged() > 0 {
+		t.Fatalf("relocated %s: %s", after, v.String())
+	}
+	noViolations(t, w)
+}
+
 func timelineHas(w *bedsim.World, kind reports.EventKind, words string) bool {
 	for _, e := range w.Timeline() {
 		if e.Kind == kind && strings.Contains(e.Detail, words) {
@@ -61,14 +75,7 @@ func TestAFullPoolUnderThePodDetachesItsDiskAndLosesNothing(t *testing.T) {
 	}
 	w.FreePool("site-a", node)
 	w.Run(2 * time.Minute)
-	v, err := w.Relocate("wp", "site-b")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !v.Consistent() || v.LostAcknowledged() > 0 {
-		t.Fatalf("relocated after a full pool: %s", v.String())
-	}
-	noViolations(t, w)
+	relocatesLosingNothing(t, w, "after a full pool")
 }
 
 // TestFullPoolsStopTheApplicationAndLoseNothingAcknowledged fills the pools
@@ -92,14 +99,7 @@ func TestFullPoolsStopTheApplicationAndLoseNothingAcknowledged(t *testing.T) {
 		w.FreePool("site-a", node)
 	}
 	w.Run(2 * time.Minute)
-	v, err := w.Relocate("wp", "site-b")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !v.Consistent() || v.LostAcknowledged() > 0 {
-		t.Fatalf("relocated after full pools: %s", v.String())
-	}
-	noViolations(t, w)
+	relocatesLosingNothing(t, w, "after full pools")
 }
 
 // TestAFullReplicaPoolHoldsReplicationBackUntilFreed fills a pool of the
@@ -115,14 +115,7 @@ func TestAFullReplicaPoolHoldsReplicationBackUntilFreed(t *testing.T) {
 		w.FreePool("site-b", node)
 	}
 	w.Run(3 * time.Minute)
-	v, err := w.Relocate("wp", "site-b")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !v.Consistent() || v.LostAcknowledged() > 0 {
-		t.Fatalf("relocated after a full replica pool: %s", v.String())
-	}
-	noViolations(t, w)
+	relocatesLosingNothing(t, w, "after a full replica pool")
 }
 
 // TestAPIErrorsAreRetriedAndLoseNothing fails a third of the calls to both

@@ -22,24 +22,10 @@ func TestFullPoolDetachesTheSecondaryUntilTheAgentAttachesIt(t *testing.T) {
 	g := needGuests(t)
 	const name, sizeBytes = "it-diskfull", 64 * mib
 	const minor = 2004
-	config := pairConfig(g, name, minor, 7104)
+	config := upPair(t, g, name, sizeBytes, minor, 7104)
 	a, b := g.Nodes[0], g.Nodes[1] // a is Primary; b's pool fills up
-	for _, n := range g.Nodes {
-		must(t, n.Pool.CreateVolume(name, sizeBytes, backend.Thin), "CreateVolume on %s", n.Name)
-		t.Cleanup(func() {
-			_ = n.DRBD.Down(name)
-			_ = n.Pool.DestroyVolume(name)
-		})
-		must(t, n.DRBD.CreateMetadata(config), "CreateMetadata on %s", n.Name)
-		must(t, n.DRBD.Up(config), "Up on %s", n.Name)
-	}
 	logB := &logMark{t: t, n: b, name: name, minor: minor}
-	await(t, "the pair to connect", func() bool {
-		s, err := a.DRBD.Status(name)
-		return err == nil && len(s.Peers) == 1 && s.Peers[0].Connection == backend.Connected
-	})
-	must(t, a.DRBD.NewCurrentUUID(name, true), "new-current-uuid --clear-bitmap")
-	await(t, "both UpToDate", func() bool { return upToDatePair(a.DRBD, name) && upToDatePair(b.DRBD, name) })
+	skipInitialSync(t, g, name)
 	if out, err := b.Output("drbdsetup", "show", "--show-defaults", fmt.Sprint(minor)); err == nil {
 		for _, line := range strings.Split(string(out), "\n") {
 			if strings.Contains(line, "on-io-error") {
@@ -140,24 +126,10 @@ func TestFullPoolUnderThePrimary(t *testing.T) {
 	g := needGuests(t)
 	const name, sizeBytes = "it-diskfull-primary", 64 * mib
 	const minor = 2005
-	config := pairConfig(g, name, minor, 7105)
+	config := upPair(t, g, name, sizeBytes, minor, 7105)
 	a, b := g.Nodes[0], g.Nodes[1] // a is Primary, and its pool fills up
-	for _, n := range g.Nodes {
-		must(t, n.Pool.CreateVolume(name, sizeBytes, backend.Thin), "CreateVolume on %s", n.Name)
-		t.Cleanup(func() {
-			_ = n.DRBD.Down(name)
-			_ = n.Pool.DestroyVolume(name)
-		})
-		must(t, n.DRBD.CreateMetadata(config), "CreateMetadata on %s", n.Name)
-		must(t, n.DRBD.Up(config), "Up on %s", n.Name)
-	}
 	logA := &logMark{t: t, n: a, name: name, minor: minor}
-	await(t, "the pair to connect", func() bool {
-		s, err := a.DRBD.Status(name)
-		return err == nil && len(s.Peers) == 1 && s.Peers[0].Connection == backend.Connected
-	})
-	must(t, a.DRBD.NewCurrentUUID(name, true), "new-current-uuid --clear-bitmap")
-	await(t, "both UpToDate", func() bool { return upToDatePair(a.DRBD, name) && upToDatePair(b.DRBD, name) })
+	skipInitialSync(t, g, name)
 	must(t, a.DRBD.Primary(name, false), "Primary on %s", a.Name)
 	logA.next("set-up")
 
@@ -200,22 +172,9 @@ func TestFullPoolUnderThePrimaryWhosePeerIsStillSyncing(t *testing.T) {
 	g := needGuests(t)
 	const name, sizeBytes = "it-diskfull-syncing", 64 * mib
 	const minor = 2006
-	config := pairConfig(g, name, minor, 7106)
+	config := upPair(t, g, name, sizeBytes, minor, 7106)
 	a, b := g.Nodes[0], g.Nodes[1]
-	for _, n := range g.Nodes {
-		must(t, n.Pool.CreateVolume(name, sizeBytes, backend.Thin), "CreateVolume on %s", n.Name)
-		t.Cleanup(func() {
-			_ = n.DRBD.Down(name)
-			_ = n.Pool.DestroyVolume(name)
-		})
-		must(t, n.DRBD.CreateMetadata(config), "CreateMetadata on %s", n.Name)
-		must(t, n.DRBD.Up(config), "Up on %s", n.Name)
-	}
 	logA := &logMark{t: t, n: a, name: name, minor: minor}
-	await(t, "the pair to connect", func() bool {
-		s, err := a.DRBD.Status(name)
-		return err == nil && len(s.Peers) == 1 && s.Peers[0].Connection == backend.Connected
-	})
 	// A slow initial sync, so that b stays Inconsistent throughout.
 	for _, n := range g.Nodes {
 		_, err := n.Output("drbdsetup", "disk-options", fmt.Sprint(minor), "--c-plan-ahead=0", "--resync-rate=64k")
