@@ -372,15 +372,6 @@ func (b *Bed) app(name string) (*app, error) {
 	return a, nil
 }
 
-// reportSlack: a site records a snapshot's TakenAt when the node agent's
-// report of it arrives (storage/site's report handling stamps its own
-// clock), after the snapshot was really taken -- up to a node-agent pass and
-// a storage API call later. A write acknowledged within this slack before
-// the recorded time may be missing from the snapshot without a fault. (The
-// simulation has no such gap: its reports arrive at the instant of the
-// snapshot.)
-const reportSlack = 5 * time.Second
-
 // checkLoss holds the volume invariant of a move: a planned one loses no
 // acknowledged write; an unplanned one loses only writes acknowledged after
 // the snapshot the new member was cloned from was taken on the old site.
@@ -399,10 +390,12 @@ func (b *Bed) checkLoss(a *app, verdict workload.Verdict, planned bool) {
 		switch {
 		case err != nil:
 			b.event("", reports.EventAction, "the loss of %s's %s is not checked against its origin: %v", a.spec.Name, v.Volume, err)
-		case v.Lost.Oldest.Before(taken.Add(-reportSlack)):
+		case v.Lost.Oldest.Before(taken):
+			// taken is when the site ordered the snapshot (its recovery
+			// point), on the same host clock as the writes' acknowledgements.
 			b.violate("volume: lost a write the last sync carried", fmt.Sprintf(
-				"fail-over of %s lost a write to %s acknowledged at %s, more than %s before the snapshot it was cloned from was recorded (%s)",
-				a.spec.Name, v.Volume, v.Lost.Oldest.Format(time.RFC3339Nano), reportSlack, taken.Format(time.RFC3339Nano)))
+				"fail-over of %s lost a write to %s acknowledged at %s, before the snapshot it was cloned from was ordered (%s)",
+				a.spec.Name, v.Volume, v.Lost.Oldest.Format(time.RFC3339Nano), taken.Format(time.RFC3339Nano)))
 		}
 	}
 }
