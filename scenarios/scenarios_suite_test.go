@@ -67,6 +67,8 @@ var regressions = []struct {
 	{"wordpress/failover", 30285, "a snapshot's recovery point is when it was ordered, not when its report arrived (storage API errors delayed it)"},
 	{"gitea/failover", 30295, "the same: a late report must not make a snapshot count as newer than it is"},
 	{"wordpress/failover", 30011, "a peer whose zvol refused writes (read-only under a tail writer) must miss them under one generation, not one per write (sim/drbd model error)"},
+	{"gitea/moves", 80012, "a full pool detached the Primary's only UpToDate disk during an initial sync: the application cannot start until the disk is attached again, and nothing it acknowledged is lost"},
+	{"gitea/moves", 80005, "the same, on the other site after a move"},
 }
 
 var _ = Describe("seeds the chaos hunt once failed", func() {

@@ -32,15 +32,9 @@ type app struct {
 	volumes []appVolume
 	site    string // where the application runs; "" while it is stopped
 	devices workload.Devices
-	// tail is the instance left writing on a cut-off site after an
-	// unplanned fail-over, until the hub reaches that site again.
-	tail *tailWriter
-	// vrs are each site's VolumeReplications, in volume order; wants is
-	// what the hub asks of each site, delivered when it reaches the site.
-	vrs    map[string][]*ramen.VR
-	wants  map[string]wish
-	stopOn map[string]bool
-	next   map[*ramen.VR]time.Time
+	// ramen is the application as the hub protects it: its wishes, each
+	// site's VolumeReplications, the tail left writing after a fail-over.
+	ramen *ramen.App
 	// writes counts acknowledged operations per site since the last
 	// timeline entry.
 	writes map[string]int
@@ -50,17 +44,6 @@ type appVolume struct {
 	name   string // the workload's volume name ("db")
 	handle string // the CSI volume handle: the chain's root, kept for ever
 	size   uint64
-}
-
-type wish struct {
-	state      ramen.State
-	autoResync bool
-}
-
-type tailWriter struct {
-	model   workload.Workload
-	site    string
-	devices workload.Devices
 }
 
 func (b *Bed) newModel(spec bed.App, name string) (workload.Workload, error) {
@@ -89,8 +72,7 @@ func (b *Bed) Deploy(spec bed.App) error {
 	if err != nil {
 		return err
 	}
-	a := &app{spec: spec, model: model, vrs: map[string][]*ramen.VR{}, wants: map[string]wish{},
-		stopOn: map[string]bool{}, next: map[*ramen.VR]time.Time{}, writes: map[string]int{}}
+	a := &app{spec: spec, model: model, writes: map[string]int{}}
 	for _, v := range model.Volumes() {
 		ctx, cancel := context.WithTimeout(context.Background(), b.options.ActionLimit)
 		resp, err := s.csiController.CreateVolume(ctx, &csispec.CreateVolumeRequest{
@@ -105,6 +87,11 @@ func (b *Bed) Deploy(spec bed.App) error {
 		}
 		a.volumes = append(a.volumes, appVolume{name: v.Name, handle: resp.GetVolume().GetVolumeId(), size: v.SizeBytes})
 	}
+	handles := make([]string, len(a.volumes))
+	for i, v := range a.volumes {
+		handles[i] = v.handle
+	}
+	a.ramen = b.ramen.Add(spec.Name, handles)
 	b.apps[spec.Name] = a
 	b.appOrder = append(b.appOrder, spec.Name)
 	b.event(spec.Site, reports.EventAction, "deploy %s", spec.Name)
@@ -202,12 +189,9 @@ func closeAll(devices workload.Devices) {
 // still writes): devices closed, volumes unpublished and unstaged.
 func (b *Bed) stop(a *app) error {
 	var errs []error
-	if t := a.tail; t != nil {
-		closeAll(t.devices)
-		if s, err := b.site(t.site); err == nil {
-			errs = append(errs, s.unstage(a.spec.Name, a.volumes))
-		}
-		a.tail = nil
+	if t := a.ramen.Tail; t != nil {
+		errs = append(errs, t.Stop())
+		a.ramen.Tail = nil
 	}
 	if a.site == "" {
 		return errors.Join(errs...)
@@ -238,10 +222,8 @@ func (b *Bed) step() {
 				b.violate("application: the primary refused a write", fmt.Sprintf("%s on %s: %v", a.spec.Name, a.site, err))
 			}
 		}
-		if t := a.tail; t != nil {
-			if res, err := t.model.Step(now, t.devices); err == nil && res.Acknowledged {
-				a.writes[t.site]++
-			}
+		if t := a.ramen.Tail; t != nil && t.Step(now) {
+			a.writes[t.Site]++
 		}
 	}
 }
@@ -256,20 +238,7 @@ func (b *Bed) Protect(name string) error {
 	if a.site == "" {
 		return fmt.Errorf("protect %s: it is not running", name)
 	}
-	b.event(a.site, reports.EventAction, "protect %s", name)
-	a.wants[a.site] = wish{state: ramen.Primary}
-	if !b.pump(func() bool {
-		vrs := a.vrs[a.site]
-		for _, vr := range vrs {
-			if vr.Wants != ramen.Primary || !vr.Done() || vr.Info == nil || vr.Info.GetLastSyncTime() == nil {
-				return false
-			}
-		}
-		return len(vrs) == len(a.volumes)
-	}, b.options.ActionLimit) {
-		return fmt.Errorf("protect %s: no first sync within %s: %s", name, b.options.ActionLimit, a.lastErrors())
-	}
-	return nil
+	return b.ramen.Protect(a.ramen, a.site)
 }
 
 // Relocate is Ramen's planned relocation: the application stops and its
@@ -295,12 +264,7 @@ func (b *Bed) Relocate(name, to string) (workload.Verdict, error) {
 	if err := b.stop(a); err != nil {
 		return workload.Verdict{}, err
 	}
-	a.wants[from] = wish{state: ramen.Secondary}
-	if err := b.await(a, from, "demote and resync"); err != nil {
-		return workload.Verdict{}, err
-	}
-	a.wants[to] = wish{state: ramen.Primary}
-	if err := b.await(a, to, "promote"); err != nil {
+	if err := b.ramen.Relocate(a.ramen, from, to); err != nil {
 		return workload.Verdict{}, err
 	}
 	return b.land(a, to, true)
@@ -321,42 +285,27 @@ func (b *Bed) Failover(name, to string) (workload.Verdict, error) {
 	}
 	from := a.site
 	b.event(to, reports.EventAction, "fail over %s from %s to %s", name, from, to)
+	var tail *ramen.Tail
 	if from != "" && from != to {
-		tail, err := b.newModel(a.spec, name+"~tail")
+		model, err := b.newModel(a.spec, name+"~tail")
 		if err != nil {
 			return workload.Verdict{}, err
 		}
-		// The instance on the old site goes on writing through the same
-		// devices; a second model writes the tail, so that the application's
-		// own history ends where the fail-over found it.
-		a.tail = &tailWriter{model: tail, site: from, devices: a.devices}
-		a.stopOn[from] = true
-		a.wants[from] = wish{state: ramen.Secondary, autoResync: true}
+		old, err := b.site(from)
+		if err != nil {
+			return workload.Verdict{}, err
+		}
+		devices := a.devices
+		tail = &ramen.Tail{Model: model, Site: from, Devices: devices, Stop: func() error {
+			closeAll(devices)
+			return old.unstage(a.spec.Name, a.volumes)
+		}}
 		a.site, a.devices = "", nil
 	}
-	a.wants[to] = wish{state: ramen.Primary}
-	if err := b.await(a, to, "promote"); err != nil {
+	if err := b.ramen.Failover(a.ramen, from, to, tail); err != nil {
 		return workload.Verdict{}, err
 	}
 	return b.land(a, to, false)
-}
-
-// await pumps until every VR of the application on site wants what the hub
-// wants of it -- the wish reached the site -- and got there.
-func (b *Bed) await(a *app, site, what string) error {
-	want := a.wants[site]
-	if !b.pump(func() bool {
-		vrs := a.vrs[site]
-		for _, vr := range vrs {
-			if vr.Wants != want.state || vr.AutoResync != want.autoResync || !vr.Done() {
-				return false
-			}
-		}
-		return len(vrs) == len(a.volumes)
-	}, b.options.ActionLimit) {
-		return fmt.Errorf("%s %s on %s: not done within %s: %s", what, a.spec.Name, site, b.options.ActionLimit, a.lastErrors())
-	}
-	return nil
 }
 
 // land starts the application on site and verifies what it finds there
@@ -423,30 +372,6 @@ func (b *Bed) app(name string) (*app, error) {
 	return a, nil
 }
 
-func (a *app) lastErrors() string {
-	var out []string
-	for _, site := range SiteNames {
-		for _, vr := range a.vrs[site] {
-			if vr.LastError != "" {
-				out = append(out, vr.LastError)
-			}
-		}
-	}
-	if len(out) == 0 {
-		return "no call failed"
-	}
-	return out[len(out)-1]
-}
-
-// reportSlack: a site records a snapshot's TakenAt when the node agent's
-// report of it arrives (storage/site's report handling stamps its own
-// clock), after the snapshot was really taken -- up to a node-agent pass and
-// a storage API call later. A write acknowledged within this slack before
-// the recorded time may be missing from the snapshot without a fault. (The
-// simulation has no such gap: its reports arrive at the instant of the
-// snapshot.)
-const reportSlack = 5 * time.Second
-
 // checkLoss holds the volume invariant of a move: a planned one loses no
 // acknowledged write; an unplanned one loses only writes acknowledged after
 // the snapshot the new member was cloned from was taken on the old site.
@@ -465,10 +390,12 @@ func (b *Bed) checkLoss(a *app, verdict workload.Verdict, planned bool) {
 		switch {
 		case err != nil:
 			b.event("", reports.EventAction, "the loss of %s's %s is not checked against its origin: %v", a.spec.Name, v.Volume, err)
-		case v.Lost.Oldest.Before(taken.Add(-reportSlack)):
+		case v.Lost.Oldest.Before(taken):
+			// taken is when the site ordered the snapshot (its recovery
+			// point), on the same host clock as the writes' acknowledgements.
 			b.violate("volume: lost a write the last sync carried", fmt.Sprintf(
-				"fail-over of %s lost a write to %s acknowledged at %s, more than %s before the snapshot it was cloned from was recorded (%s)",
-				a.spec.Name, v.Volume, v.Lost.Oldest.Format(time.RFC3339Nano), reportSlack, taken.Format(time.RFC3339Nano)))
+				"fail-over of %s lost a write to %s acknowledged at %s, before the snapshot it was cloned from was ordered (%s)",
+				a.spec.Name, v.Volume, v.Lost.Oldest.Format(time.RFC3339Nano), taken.Format(time.RFC3339Nano)))
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/baton-dr/baton/bed"
+	"github.com/baton-dr/baton/bed/ramen"
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/storage/chain"
 )
@@ -38,6 +39,8 @@ type Bed struct {
 	// hubCut lists the sites the hub (this process) does not reach: its
 	// wishes wait until it does.
 	hubCut map[string]bool
+	// ramen is Ramen's hub and the sites' csi-addons controllers.
+	ramen *ramen.Driver
 
 	timeline   []reports.Event
 	violations []reports.Violation
@@ -60,6 +63,8 @@ func New(options Options) (b *Bed, err error) {
 	}
 	b = &Bed{options: options.withDefaults(), started: time.Now(), apps: map[string]*app{}, hubCut: map[string]bool{},
 		checker: chain.NewChecker(), reported: map[string]bool{}}
+	b.ramen = &ramen.Driver{Sites: SiteNames, Reaches: func(site string) bool { return !b.hubCut[site] }, Until: b.pump,
+		Limit: b.options.ActionLimit, Event: b.event, Violate: b.violate, TellWishes: true}
 	b.dir = b.options.Dir
 	if b.dir == "" {
 		if b.dir, err = os.MkdirTemp("", "baton-localbed-"); err != nil {

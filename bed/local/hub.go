@@ -9,7 +9,6 @@ import (
 	"github.com/csi-addons/spec/lib/go/replication"
 
 	"github.com/baton-dr/baton/bed/ramen"
-	"github.com/baton-dr/baton/reports"
 )
 
 // Timings of the bed's loop, in wall time.
@@ -84,32 +83,22 @@ func (b *Bed) Run(d time.Duration) error {
 	return nil
 }
 
-// startRound runs every site's csi-addons controller once: the hub
-// delivers its wishes to the sites it reaches, and each site calls its
-// driver for the VRs due, in parallel (each VR by one goroutine) as the
-// sites' controllers would. The channel yields, once every call returned,
-// the function that records when each VR is due next; nil when none is due.
+// startRound runs a round of the hub and every site's csi-addons
+// controller: the hub delivers its wishes to the sites it reaches, and each
+// site calls its driver for the VRs due, in parallel (each VR by one
+// goroutine) as the sites' controllers would. The channel yields, once every
+// call returned, the function that records when each VR is due next; nil
+// when none is due.
 func (b *Bed) startRound() <-chan func() {
 	type due struct {
-		a  *app
 		s  *site
 		vr *ramen.VR
 	}
 	var calls []due
-	now := time.Now()
-	for _, name := range b.appOrder {
-		a := b.apps[name]
-		for _, s := range b.sites {
-			if !b.hubCut[s.name] {
-				b.deliver(a, s)
-			}
-			for _, vr := range a.vrs[s.name] {
-				if !now.Before(a.next[vr]) {
-					calls = append(calls, due{a, s, vr})
-				}
-			}
-		}
-	}
+	b.ramen.Round(time.Now(), func(name string, vr *ramen.VR) {
+		s, _ := b.site(name) // the driver's sites are the bed's
+		calls = append(calls, due{s, vr})
+	})
 	if len(calls) == 0 {
 		return nil
 	}
@@ -135,44 +124,11 @@ func (b *Bed) startRound() <-chan func() {
 		wg.Wait()
 		finished <- func() {
 			for i, c := range calls {
-				c.a.next[c.vr] = next[i]
+				c.vr.Due = next[i]
 			}
 		}
 	}()
 	return finished
-}
-
-// deliver applies the hub's wish to a site it reaches: the site's VRs want
-// it, and a pod the hub deleted stops.
-func (b *Bed) deliver(a *app, s *site) {
-	if a.stopOn[s.name] {
-		delete(a.stopOn, s.name)
-		if t := a.tail; t != nil && t.site == s.name {
-			closeAll(t.devices)
-			if err := s.unstage(a.spec.Name, a.volumes); err != nil {
-				b.violate("application: the old primary's pod does not stop", err.Error())
-			}
-			a.tail = nil
-			b.event(s.name, reports.EventAction, "the hub deletes %s's pod on %s", a.spec.Name, s.name)
-		}
-	}
-	want, ok := a.wants[s.name]
-	if !ok {
-		return
-	}
-	if len(a.vrs[s.name]) == 0 {
-		for _, v := range a.volumes {
-			a.vrs[s.name] = append(a.vrs[s.name], &ramen.VR{Handle: v.handle, Site: s.name})
-		}
-	}
-	for _, vr := range a.vrs[s.name] {
-		if vr.Wants != want.state || vr.AutoResync != want.autoResync {
-			vr.Want(want.state, want.autoResync)
-			a.next[vr] = time.Now()
-			b.event(s.name, reports.EventAction, "%s's VolumeReplication %s wants %s (autoResync %v)", a.spec.Name, vr.Handle,
-				want.state, want.autoResync)
-		}
-	}
 }
 
 // addonsClient is the csi-addons Replication service over the driver's

@@ -11,7 +11,10 @@
 //     Demote and Resync(force=autoResync) every 30 s until Resync says ready;
 //   - a deleted one: Disable, NotFound tolerated.
 //
-// A VR is a pure reconcile step over a Client; the bed decides when it runs
-// (simulated events, or a real ticker) and whether the hub can reach its site
-// to change what it wants.
+// A VR is a pure reconcile step over a Client. A Driver is Ramen's hub over
+// a bed's applications: what it wishes of each site (Protect, Relocate,
+// Failover), delivered in rounds to the sites it reaches, and the tail an
+// unplanned fail-over leaves writing on a site it cannot reach. The bed
+// supplies its time (simulated events, or a real loop), whether the hub
+// reaches a site, and how a round's VRs call their site's driver.
 package ramen

@@ -73,6 +73,10 @@ type VR struct {
 	Info      *replication.GetVolumeReplicationInfoResponse
 	LastError string
 	Calls     []string // every call made, in order: "enable", "promote", "promote(force)", ...
+
+	// Due is when the controller calls the VR again: what Reconcile said,
+	// or at once when its wish changed.
+	Due time.Time
 }
 
 // Done reports whether the VR reached what it wants.

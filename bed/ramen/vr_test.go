@@ -8,42 +8,57 @@ import (
 	"github.com/csi-addons/spec/lib/go/replication"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/baton-dr/baton/bed/ramen"
 )
 
-// driver is a test double of the csi-addons replication service: it records
-// the calls and answers from a script.
-type driver struct {
+// scriptedClient is a test double of the csi-addons replication service: it
+// records the calls and answers from a script.
+type scriptedClient struct {
 	calls        []string
 	promoteCodes []codes.Code // answers to successive non-forced promotions
 	resyncReady  []bool
 	disableCode  codes.Code
+	infoCode     codes.Code
+	// lastSync is the info's last sync time; nil before a first sync.
+	lastSync *timestamppb.Timestamp
+	// journal, if set, gets every call too, prefixed with site: the
+	// order of calls across sites.
+	journal *[]string
+	site    string
 }
 
-func (d *driver) answer(c codes.Code) error {
+func (d *scriptedClient) record(call string) {
+	d.calls = append(d.calls, call)
+	if d.journal != nil {
+		*d.journal = append(*d.journal, d.site+" "+call)
+	}
+}
+
+func (d *scriptedClient) answer(c codes.Code) error {
 	if c == codes.OK {
 		return nil
 	}
 	return status.Error(c, c.String())
 }
 
-func (d *driver) EnableVolumeReplication(context.Context, *replication.EnableVolumeReplicationRequest) (*replication.EnableVolumeReplicationResponse, error) {
-	d.calls = append(d.calls, "enable")
+func (d *scriptedClient) EnableVolumeReplication(context.Context, *replication.EnableVolumeReplicationRequest) (*replication.EnableVolumeReplicationResponse, error) {
+	d.record("enable")
 	return &replication.EnableVolumeReplicationResponse{}, nil
 }
 
-func (d *driver) DisableVolumeReplication(context.Context, *replication.DisableVolumeReplicationRequest) (*replication.DisableVolumeReplicationResponse, error) {
-	d.calls = append(d.calls, "disable")
+func (d *scriptedClient) DisableVolumeReplication(context.Context, *replication.DisableVolumeReplicationRequest) (*replication.DisableVolumeReplicationResponse, error) {
+	d.record("disable")
 	return &replication.DisableVolumeReplicationResponse{}, d.answer(d.disableCode)
 }
 
-func (d *driver) PromoteVolume(_ context.Context, r *replication.PromoteVolumeRequest) (*replication.PromoteVolumeResponse, error) {
+func (d *scriptedClient) PromoteVolume(_ context.Context, r *replication.PromoteVolumeRequest) (*replication.PromoteVolumeResponse, error) {
 	if r.GetForce() {
-		d.calls = append(d.calls, "promote(force)")
+		d.record("promote(force)")
 		return &replication.PromoteVolumeResponse{}, nil
 	}
-	d.calls = append(d.calls, "promote")
+	d.record("promote")
 	c := codes.OK
 	if len(d.promoteCodes) > 0 {
 		c, d.promoteCodes = d.promoteCodes[0], d.promoteCodes[1:]
@@ -51,17 +66,17 @@ func (d *driver) PromoteVolume(_ context.Context, r *replication.PromoteVolumeRe
 	return &replication.PromoteVolumeResponse{}, d.answer(c)
 }
 
-func (d *driver) DemoteVolume(context.Context, *replication.DemoteVolumeRequest) (*replication.DemoteVolumeResponse, error) {
-	d.calls = append(d.calls, "demote")
+func (d *scriptedClient) DemoteVolume(context.Context, *replication.DemoteVolumeRequest) (*replication.DemoteVolumeResponse, error) {
+	d.record("demote")
 	return &replication.DemoteVolumeResponse{}, nil
 }
 
-func (d *driver) ResyncVolume(_ context.Context, r *replication.ResyncVolumeRequest) (*replication.ResyncVolumeResponse, error) {
+func (d *scriptedClient) ResyncVolume(_ context.Context, r *replication.ResyncVolumeRequest) (*replication.ResyncVolumeResponse, error) {
 	call := "resync"
 	if r.GetForce() {
 		call = "resync(force)"
 	}
-	d.calls = append(d.calls, call)
+	d.record(call)
 	ready := false
 	if len(d.resyncReady) > 0 {
 		ready, d.resyncReady = d.resyncReady[0], d.resyncReady[1:]
@@ -69,12 +84,12 @@ func (d *driver) ResyncVolume(_ context.Context, r *replication.ResyncVolumeRequ
 	return &replication.ResyncVolumeResponse{Ready: ready}, nil
 }
 
-func (d *driver) GetVolumeReplicationInfo(context.Context, *replication.GetVolumeReplicationInfoRequest) (*replication.GetVolumeReplicationInfoResponse, error) {
-	d.calls = append(d.calls, "info")
-	return &replication.GetVolumeReplicationInfoResponse{}, nil
+func (d *scriptedClient) GetVolumeReplicationInfo(context.Context, *replication.GetVolumeReplicationInfoRequest) (*replication.GetVolumeReplicationInfoResponse, error) {
+	d.record("info")
+	return &replication.GetVolumeReplicationInfoResponse{LastSyncTime: d.lastSync}, d.answer(d.infoCode)
 }
 
-func reconcile(vr *ramen.VR, d *driver, passes int) {
+func reconcile(vr *ramen.VR, d *scriptedClient, passes int) {
 	for range passes {
 		vr.Reconcile(context.Background(), d)
 	}
@@ -94,7 +109,7 @@ func TestAPrimaryEnablesPromotesAndForcesOnlyOnFailedPrecondition(t *testing.T) 
 			[]string{"enable", "promote"}, false},
 	}
 	for _, tt := range tests {
-		d := &driver{promoteCodes: tt.codes}
+		d := &scriptedClient{promoteCodes: tt.codes}
 		vr := &ramen.VR{Handle: "h", Wants: ramen.Primary}
 		vr.Reconcile(context.Background(), d)
 		if !slices.Equal(d.calls, tt.want) || vr.Forced != tt.forced {
@@ -104,7 +119,7 @@ func TestAPrimaryEnablesPromotesAndForcesOnlyOnFailedPrecondition(t *testing.T) 
 }
 
 func TestASecondaryDemotesThenResyncsUntilReady(t *testing.T) {
-	d := &driver{resyncReady: []bool{false, true}}
+	d := &scriptedClient{resyncReady: []bool{false, true}}
 	vr := &ramen.VR{Handle: "h"}
 	vr.Want(ramen.Secondary, true)
 	reconcile(vr, d, 4)
@@ -115,13 +130,13 @@ func TestASecondaryDemotesThenResyncsUntilReady(t *testing.T) {
 }
 
 func TestADeletedVRToleratesNotFound(t *testing.T) {
-	d := &driver{disableCode: codes.NotFound}
+	d := &scriptedClient{disableCode: codes.NotFound}
 	vr := &ramen.VR{Handle: "h", Wants: ramen.Deleted}
 	reconcile(vr, d, 2)
 	if !vr.Done() || !slices.Equal(d.calls, []string{"disable"}) {
 		t.Errorf("calls %v done %v", d.calls, vr.Done())
 	}
-	d = &driver{disableCode: codes.Internal}
+	d = &scriptedClient{disableCode: codes.Internal}
 	vr = &ramen.VR{Handle: "h", Wants: ramen.Deleted}
 	reconcile(vr, d, 1)
 	if vr.Done() || vr.LastError == "" {
@@ -130,7 +145,7 @@ func TestADeletedVRToleratesNotFound(t *testing.T) {
 }
 
 func TestWantingAnotherStateForgetsTheOld(t *testing.T) {
-	d := &driver{}
+	d := &scriptedClient{}
 	vr := &ramen.VR{Handle: "h", Wants: ramen.Primary}
 	vr.Reconcile(context.Background(), d)
 	vr.Want(ramen.Secondary, false)

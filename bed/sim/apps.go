@@ -38,16 +38,9 @@ type app struct {
 	site    string // where the application runs; "" while it is stopped
 	node    *Node
 	devices workload.Devices
-	// tail writes on the old site after an unplanned fail-over, for as long as
-	// the hub cannot stop it: the diverged tail.
-	tail *tailWriter
-	// vrs are each site's VolumeReplications, by site, in volume order; wants
-	// is what the hub asks of each site, delivered whenever it reaches it.
-	vrs   map[string][]*ramen.VR
-	wants map[string]wish
-	// stopOn lists sites whose pod the hub must delete once it reaches them.
-	stopOn map[string]bool
-	next   map[*ramen.VR]time.Time
+	// ramen is the application as the hub protects it: its wishes, each
+	// site's VolumeReplications, the tail left writing after a fail-over.
+	ramen *ramen.App
 	// datasets are the pool volumes of the members the pod attached, in
 	// volume order: what it writes while it runs.
 	datasets []string
@@ -62,19 +55,6 @@ type appVolume struct {
 	name   string // the workload's volume name ("db")
 	handle string // the CSI volume handle: the chain's root, kept for ever
 	size   uint64
-}
-
-type wish struct {
-	state      ramen.State
-	autoResync bool
-}
-
-// tailWriter is the application instance left running on a cut-off site.
-type tailWriter struct {
-	model   workload.Workload
-	site    string
-	node    *Node
-	devices workload.Devices
 }
 
 func (w *World) newModel(spec bed.App, name string) (workload.Workload, error) {
@@ -92,8 +72,7 @@ func (w *World) Deploy(spec bed.App) error {
 	if err != nil {
 		return err
 	}
-	a := &app{spec: spec, model: model, vrs: map[string][]*ramen.VR{}, wants: map[string]wish{},
-		stopOn: map[string]bool{}, next: map[*ramen.VR]time.Time{}}
+	a := &app{spec: spec, model: model}
 	s := w.Site(spec.Site)
 	for _, v := range model.Volumes() {
 		resp, err := s.CSIController.CreateVolume(context.Background(), &csispec.CreateVolumeRequest{
@@ -107,6 +86,7 @@ func (w *World) Deploy(spec bed.App) error {
 		}
 		a.volumes = append(a.volumes, appVolume{name: v.Name, handle: resp.GetVolume().GetVolumeId(), size: v.SizeBytes})
 	}
+	a.ramen = w.ramen.Add(spec.Name, handles(a.volumes))
 	w.apps[spec.Name] = a
 	w.appOrder = append(w.appOrder, spec.Name)
 	w.event(spec.Site, reports.EventAction, "deploy %s", spec.Name)
@@ -250,10 +230,8 @@ func (w *World) step() {
 				w.refusedWrite(a, err)
 			}
 		}
-		if t := a.tail; t != nil {
-			if res, err := t.model.Step(w.Sim.Now(), t.devices); err == nil && res.Acknowledged {
-				w.writes[t.site]++
-			}
+		if t := a.ramen.Tail; t != nil && t.Step(w.Sim.Now()) {
+			w.writes[t.Site]++
 		}
 	}
 }
@@ -265,85 +243,31 @@ func (w *World) Protect(name string) error {
 	if err != nil {
 		return err
 	}
-	w.event(a.site, reports.EventAction, "protect %s", name)
-	a.wants[a.site] = wish{state: ramen.Primary}
-	ok := w.RunUntil(func() bool {
-		for _, vr := range a.vrs[a.site] {
-			if vr.Wants != ramen.Primary || !vr.Done() || vr.Info == nil || vr.Info.GetLastSyncTime() == nil {
-				return false
-			}
-		}
-		return len(a.vrs[a.site]) == len(a.volumes)
-	}, actionLimit)
-	if !ok {
-		return fmt.Errorf("protect %s: no first sync within %s: %s", name, actionLimit, a.lastErrors())
-	}
-	return nil
+	return w.ramen.Protect(a.ramen, a.site)
 }
 
-// reconcileVRs runs every site's csi-addons controller: the hub delivers its
-// wishes to the sites it reaches, each site calls its driver for the VRs due.
+// reconcileVRs is a round of the hub and every site's csi-addons
+// controller: a controller that is down calls nothing.
 func (w *World) reconcileVRs() {
 	now := w.Sim.Now()
-	for _, name := range w.appOrder {
-		a := w.apps[name]
-		for _, s := range w.sites {
-			hub := w.Net.Reachable("hub", s.Name) && w.Net.Reachable(s.Name, "hub")
-			if hub {
-				w.deliver(a, s)
-			}
-			for _, vr := range a.vrs[s.Name] {
-				if !s.ControllerUp || now.Before(a.next[vr]) {
-					continue
-				}
-				a.next[vr] = now.Add(vr.Reconcile(context.Background(), s.CSIReplication))
-			}
+	w.ramen.Round(now, func(site string, vr *ramen.VR) {
+		if s := w.Site(site); s.ControllerUp {
+			vr.Due = now.Add(vr.Reconcile(context.Background(), s.CSIReplication))
 		}
-	}
+	})
 }
 
-// deliver applies the hub's wish to a site it reaches: the site's VRs want
-// it, and a pod the hub deleted stops.
-func (w *World) deliver(a *app, s *Site) {
-	if a.stopOn[s.Name] {
-		delete(a.stopOn, s.Name)
-		if a.tail != nil && a.tail.site == s.Name {
-			closeAll(a.tail.devices)
-			w.unstage(a.tail.node, a.volumes)
-			a.tail = nil
-			w.event(s.Name, reports.EventAction, "the hub deletes %s's pod on %s", a.spec.Name, s.Name)
-		}
-	}
-	want, ok := a.wants[s.Name]
-	if !ok {
-		return
-	}
-	if len(a.vrs[s.Name]) == 0 {
-		for _, v := range a.volumes {
-			a.vrs[s.Name] = append(a.vrs[s.Name], &ramen.VR{Handle: v.handle, Site: s.Name})
-		}
-	}
-	for _, vr := range a.vrs[s.Name] {
-		if vr.Wants != want.state || vr.AutoResync != want.autoResync {
-			vr.Want(want.state, want.autoResync)
-			a.next[vr] = w.Sim.Now()
-		}
-	}
+// hubReaches tells whether the hub and the site reach each other.
+func (w *World) hubReaches(site string) bool {
+	return w.Net.Reachable(hubEndpoint, site) && w.Net.Reachable(site, hubEndpoint)
 }
 
-func (a *app) lastErrors() string {
-	var out []string
-	for _, site := range sortedKeys(a.vrs) {
-		for _, vr := range a.vrs[site] {
-			if vr.LastError != "" {
-				out = append(out, vr.LastError)
-			}
-		}
+func handles(volumes []appVolume) []string {
+	out := make([]string, len(volumes))
+	for i, v := range volumes {
+		out[i] = v.handle
 	}
-	if len(out) == 0 {
-		return "no call failed"
-	}
-	return out[len(out)-1]
+	return out
 }
 
 func (w *World) app(name string) (*app, error) {

@@ -1,10 +1,15 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/baton-dr/baton/reports"
+	"github.com/baton-dr/baton/scenarios/workload"
 )
 
 // The disk-full fault: a runaway writer on a node's pool (sim/zfs's filler)
@@ -56,6 +61,14 @@ func (w *World) refusedWrite(a *app, err error) {
 // there. A pool still full stops it again at its next write that needs space.
 func (w *World) restart(a *app) {
 	a.restartAt = time.Time{}
+	if err := readable(a.devices); err != nil {
+		// Its volume's only UpToDate disk is detached (DRBD fails every
+		// read): the application cannot start, and its pod tries again.
+		// Nothing is judged lost until it can read its data.
+		w.event(a.site, reports.EventDiskFull, "%s on %s cannot start: %v", a.spec.Name, a.node.Endpoint, err)
+		a.restartAt = w.Sim.Now().Add(restartBackoff)
+		return
+	}
 	verdict := a.model.Verify(a.devices, w.Sim.Now())
 	if !verdict.Consistent() {
 		w.violate("volume: inconsistent after a failed write", fmt.Sprintf("%s on %s: %s",
@@ -71,4 +84,16 @@ func (w *World) restart(a *app) {
 		return
 	}
 	w.event(a.site, reports.EventAction, "%s restarts on %s", a.spec.Name, a.node.Endpoint)
+}
+
+// readable reads the first block of each of an application's volumes, in
+// name order, as its start does: an I/O error means it cannot start.
+func readable(devices workload.Devices) error {
+	buf := make([]byte, 512)
+	for _, name := range slices.Sorted(maps.Keys(devices)) {
+		if _, err := devices[name].ReadAt(buf, 0); err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("reading volume %s: %w", name, err)
+		}
+	}
+	return nil
 }

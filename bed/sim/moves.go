@@ -22,20 +22,23 @@ func (w *World) Failover(name, to string) (workload.Verdict, error) {
 	}
 	from := a.site
 	w.event(to, reports.EventAction, "fail over %s from %s to %s", name, from, to)
+	var tail *ramen.Tail
 	if from != "" {
 		if a.running() {
-			tail, err := w.newModel(a.spec, name+"~tail")
+			model, err := w.newModel(a.spec, name+"~tail")
 			if err != nil {
 				return workload.Verdict{}, err
 			}
-			a.tail = &tailWriter{model: tail, site: from, node: a.node, devices: a.devices}
+			node, devices := a.node, a.devices
+			tail = &ramen.Tail{Model: model, Site: from, Devices: devices, Stop: func() error {
+				closeAll(devices)
+				w.unstage(node, a.volumes)
+				return nil
+			}}
 		}
-		a.stopOn[from] = true
-		a.wants[from] = wish{state: ramen.Secondary, autoResync: true}
 		a.site, a.node, a.devices, a.evicted, a.restartAt = "", nil, nil, nil, time.Time{}
 	}
-	a.wants[to] = wish{state: ramen.Primary}
-	if err := w.await(a, to, "promote"); err != nil {
+	if err := w.ramen.Failover(a.ramen, from, to, tail); err != nil {
 		return workload.Verdict{}, err
 	}
 	return w.land(a, to, false)
@@ -55,34 +58,10 @@ func (w *World) Relocate(name, to string) (workload.Verdict, error) {
 	}
 	w.event(from, reports.EventAction, "relocate %s from %s to %s", name, from, to)
 	w.stop(a)
-	a.wants[from] = wish{state: ramen.Secondary}
-	if err := w.await(a, from, "demote and resync"); err != nil {
-		return workload.Verdict{}, err
-	}
-	a.wants[to] = wish{state: ramen.Primary}
-	if err := w.await(a, to, "promote"); err != nil {
+	if err := w.ramen.Relocate(a.ramen, from, to); err != nil {
 		return workload.Verdict{}, err
 	}
 	return w.land(a, to, true)
-}
-
-// await runs the world until every VR of the application on site wants what
-// the hub wants of it -- the wish has reached the site -- and got there.
-func (w *World) await(a *app, site, what string) error {
-	want := a.wants[site]
-	ok := w.RunUntil(func() bool {
-		vrs := a.vrs[site]
-		for _, vr := range vrs {
-			if vr.Wants != want.state || vr.AutoResync != want.autoResync || !vr.Done() {
-				return false
-			}
-		}
-		return len(vrs) == len(a.volumes)
-	}, actionLimit)
-	if !ok {
-		return fmt.Errorf("%s %s on %s: not done within %s: %s", what, a.spec.Name, site, actionLimit, a.lastErrors())
-	}
-	return nil
 }
 
 // land starts the application on site and verifies what it finds there,

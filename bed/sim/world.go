@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/baton-dr/baton/bed/ramen"
 	"github.com/baton-dr/baton/reports"
 	simworld "github.com/baton-dr/baton/sim"
 	"github.com/baton-dr/baton/sim/network"
@@ -69,6 +70,8 @@ type World struct {
 	// hub is the OCM hub; nil with memory records.
 	hub     *Hub
 	checker *chain.Checker
+	// ramen is Ramen's hub and the sites' csi-addons controllers.
+	ramen *ramen.Driver
 
 	apps       map[string]*app
 	appOrder   []string
@@ -102,6 +105,8 @@ func New(options Options) (*World, error) {
 		apps: map[string]*app{}, writes: map[string]int{}, reported: map[string]bool{}, synced: map[string]bool{},
 		shippedAt: map[chain.Ref]time.Time{}, apiFaults: map[string]*apiFault{}}
 	w.Net = network.New(w.Sim, network.LinkOptions{Latency: 200 * time.Microsecond})
+	w.ramen = &ramen.Driver{Sites: SiteNames, Reaches: w.hubReaches, Until: w.RunUntil, Limit: actionLimit,
+		Event: w.event, Violate: w.violate}
 	w.Net.SetLinkBoth(SiteNames[0], SiteNames[1], options.SiteLink)
 	for i, name := range SiteNames {
 		s, err := newSite(w, name, clusterID(i))

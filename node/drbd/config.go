@@ -191,7 +191,8 @@ func parseShow84(text string) (liveConfig, error) {
 		return liveConfig{}, fmt.Errorf("drbdsetup show of %s: minor %q", live.name, device.words[2])
 	}
 	live.minor = uint32(minor)
-	if disk, ok := find(volume.block, "disk"); ok && !disk.isBlock && len(disk.words) == 2 {
+	// A detached (or never attached) volume shows no disk, or "disk none".
+	if disk, ok := find(volume.block, "disk"); ok && !disk.isBlock && len(disk.words) == 2 && disk.words[1] != "none" {
 		live.disk = disk.words[1]
 	}
 	for _, remote := range findAll(resource.block, "_remote_host") {

@@ -12,9 +12,9 @@ import (
 // attach the volume, connect to the peers). On a resource that is up already
 // it changes nothing: the same configuration is success, a different one
 // (port, minor, disk, peers) is ErrRefused -- a live resource never moves
-// behind its peers' backs. An up that fails halfway is taken down again, so
-// that no half-configured resource (say, diskless after a failed attach)
-// passes for a running one.
+// behind its peers' backs -- and one whose disk DRBD detached gets it back
+// (attach). An up that fails halfway is taken down again, so that no
+// half-configured resource passes for a running one.
 func (r *Replicator) Up(config backend.ResourceConfig) error {
 	self, err := checkConfig(config, r.options.Node, r.version)
 	if err != nil {
@@ -25,7 +25,13 @@ func (r *Replicator) Up(config backend.ResourceConfig) error {
 		return err
 	}
 	if up {
-		return r.sameAsLive(config, self, live)
+		if err := r.sameAsLive(config, self, live); err != nil {
+			return err
+		}
+		if live.disk == "" && self.Volume != "" {
+			return r.attach(config)
+		}
+		return nil
 	}
 	if err := r.writeConfig(config); err != nil {
 		return err
@@ -37,6 +43,20 @@ func (r *Replicator) Up(config backend.ResourceConfig) error {
 		return err
 	}
 	return nil
+}
+
+// attach gives a running resource its disk back. DRBD detaches a disk that
+// failed a write (on-io-error detach, its default: a full pool, a read-only
+// zvol) and keeps the replica Diskless for good -- no reconnect attaches it
+// again -- while its peers' bitmaps collect what it misses. The agent's next
+// pass attaches it; the metadata it finds says what to resync. Should the
+// disk still refuse, DRBD detaches it again and the pass after retries.
+func (r *Replicator) attach(config backend.ResourceConfig) error {
+	if err := r.writeConfig(config); err != nil {
+		return err
+	}
+	_, err := r.drbdadm(nil, "attach", config.Name)
+	return err
 }
 
 // sameAsLive refuses a configuration the running resource does not match, in
@@ -78,7 +98,7 @@ func (r *Replicator) sameAsLive(config backend.ResourceConfig, self backend.Reso
 		return backend.Refusal(backend.ErrRefused, "drbdsetup",
 			"%s: Failure: (125) Device has a net-config (use disconnect first) (running %s, asked %s)",
 			config.Name, live.local, want)
-	case live.disk != disk:
+	case live.disk != "" && live.disk != disk:
 		return backend.Refusal(backend.ErrRefused, "drbdsetup",
 			"%d: Failure: (124) Device is attached to a disk (use detach first) (running %q, asked %q)",
 			live.minor, live.disk, disk)

@@ -118,6 +118,37 @@ func TestUpOnARunningResourceChangesNothing(t *testing.T) {
 	}
 }
 
+// DRBD detaches a disk that failed a write and keeps the replica Diskless;
+// the agent's next Up with the same configuration attaches it again, and
+// only then: an attached disk is left alone, another disk is refused.
+func TestUpAttachesADetachedDisk(t *testing.T) {
+	detached := strings.Replace(showPair, "            disk                \"/dev/zvol/tank/rt-x\";\n", "", 1)
+	if detached == showPair {
+		t.Fatal("the sample lost its disk line")
+	}
+	for _, show := range []string{detached, strings.Replace(showPair, `"/dev/zvol/tank/rt-x"`, "none", 1)} {
+		r, fake := fakeReplicator(t, map[string]exectest.Reply{
+			"drbdsetup show rt-x": {Stdout: show},
+			conf + "attach rt-x":  {},
+		})
+		if err := r.Up(pairConfig); err != nil {
+			t.Fatalf("Up with the disk detached: %v", err)
+		}
+		if len(ran(fake, conf+"attach rt-x")) != 1 || len(ran(fake, "tee ")) != 1 {
+			t.Fatalf("Up with the disk detached ran %q, want the resource file written and one attach", fake.Calls())
+		}
+	}
+	r, fake := fakeReplicator(t, map[string]exectest.Reply{"drbdsetup show rt-x": {Stdout: showPair}})
+	if err := r.Up(pairConfig); err != nil || len(ran(fake, conf+"attach")) != 0 {
+		t.Fatalf("Up with the disk attached: %v, ran %q", err, fake.Calls())
+	}
+	other := strings.Replace(showPair, "tank/rt-x", "tank/other", 1)
+	r, _ = fakeReplicator(t, map[string]exectest.Reply{"drbdsetup show rt-x": {Stdout: other}})
+	if err := r.Up(pairConfig); !errors.Is(err, backend.ErrRefused) {
+		t.Fatalf("Up with another disk attached: %v, want ErrRefused", err)
+	}
+}
+
 // An up that fails halfway is taken down again: a diskless leftover must
 // not pass for a running resource at the next Up.
 func TestAFailedUpLeavesNothingUp(t *testing.T) {

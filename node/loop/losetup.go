@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -63,9 +64,10 @@ func (l Losetup) Detach(ctx context.Context, device string) error {
 		return l.Cmder.Command(ctx, "losetup", "--detach", device).Run()
 	}
 	ours := before[i]
-	// A device already marked to clear at its last close may go between
-	// the listing and the detach, which then fails with ENXIO: what the
-	// caller wanted happened, and the wait below sees that it did.
+	// A device already marked to clear at its last close (by an earlier
+	// detach while a scanner held it) refuses the detach with ENXIO while
+	// the kernel tears it down: what the caller wanted is happening, and
+	// the wait below sees whether it did.
 	detachErr := l.Cmder.Command(ctx, "losetup", "--detach", device).Run()
 	ctx, cancel := context.WithTimeout(ctx, detachWait)
 	defer cancel()
@@ -79,12 +81,9 @@ func (l Losetup) Detach(ctx context.Context, device string) error {
 		if !slices.ContainsFunc(devices, func(d Device) bool { return d.Name == ours.Name && d.BackFile == ours.BackFile }) {
 			return nil
 		}
-		if detachErr != nil {
-			return detachErr
-		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("losetup --detach %s: the device is still attached (held open elsewhere): %w", device, ctx.Err())
+			return errors.Join(detachErr, fmt.Errorf("losetup --detach %s: the device is still attached (held open elsewhere): %w", device, ctx.Err()))
 		case <-tick.C:
 		}
 	}

@@ -59,6 +59,9 @@ type replica struct {
 	peerOutdated map[string]bool
 	quorum       bool
 	down         bool // gone (Down or crash): its device handles fail
+	// attaching: the disk is negotiating its first handshake after an attach
+	// (DRBD's D_NEGOTIATING, below Consistent).
+	attaching bool
 }
 
 type storeKey struct{ node, volume string }
@@ -78,12 +81,6 @@ func keyOf(resource, x, y string) connKey {
 type connection struct {
 	epoch uint64
 	sync  *resyncState // nil when no resync runs
-	// refused names the side whose backing device refused a write from the
-	// other ("" while none did): for as long as this connection lasts it
-	// takes no more writes and the other side's bitmap collects them, as
-	// after DRBD detached the failed disk; a new connection (a re-handshake)
-	// resyncs them once the disk takes writes again.
-	refused string
 }
 
 // New builds a Cluster. Every node starts alive with nothing up.

@@ -225,13 +225,14 @@ func (c *Cluster) connectForResync(source, target *replica, full bool) {
 // sideOf is what r brings to a handshake with peer.
 func (c *Cluster) sideOf(r, peer *replica) side {
 	return side{
-		current:    r.md.sb.current,
-		bitmapUUID: r.md.bitmapUUID[peer.node],
-		ancestors:  r.md.ancestors(),
-		disk:       r.md.sb.disk,
-		dirty:      r.md.bitmapFor(peer.node).count > 0,
-		crashed:    r.md.crashed,
-		primary:    r.role == backend.Primary,
+		current:     r.md.sb.current,
+		bitmapUUID:  r.md.bitmapUUID[peer.node],
+		ancestors:   r.md.ancestors(),
+		disk:        r.md.sb.disk,
+		dirty:       r.md.bitmapFor(peer.node).count > 0,
+		crashed:     r.md.crashed,
+		primary:     r.role == backend.Primary,
+		negotiating: r.attaching,
 	}
 }
 
@@ -359,17 +360,21 @@ func (c *Cluster) writeSuperblock(r *replica) {
 	r.md.unsynced.reset()
 }
 
-// peerRefused: x's backing device refused a write from r (a full pool, a
-// read-only zvol). For the rest of their connection x takes no writes from r
-// and is Outdated -- it misses them -- until a new handshake resyncs it.
-func (c *Cluster) peerRefused(r, x *replica) {
-	conn, ok := c.conns[keyOf(r.config.Name, r.node, x.node)]
-	if !ok || conn.refused == x.node {
+// failDisk: r's backing device failed a write (a full pool, a read-only
+// zvol), and DRBD detaches it (on-io-error detach): the replica is Diskless
+// for good -- no reconnect attaches it again; the node agent's next Up does
+// -- while its peers' bitmaps collect what it misses. Its metadata stays on
+// the volume as DRBD last wrote it. A SyncTarget's resync stops with it.
+func (c *Cluster) failDisk(r *replica) {
+	if r.md == nil {
 		return
 	}
-	conn.refused = x.node
-	c.logf("%s %s: the backing device refuses writes from %s: it takes none until the next handshake", r.config.Name, x.node, r.node)
-	if x.md != nil && x.md.sb.disk == backend.UpToDate {
-		c.setDisk(x, backend.Outdated)
+	c.logf("%s %s: disk( %s -> Failed ) -> Diskless: the backing device refused a write", r.config.Name, r.node, r.md.sb.disk)
+	for _, peer := range r.peers() {
+		if conn := c.conns[keyOf(r.config.Name, r.node, peer)]; conn != nil && conn.sync != nil {
+			conn.sync = nil
+		}
 	}
+	_ = r.backing.Close()
+	r.backing, r.md = nil, nil
 }

@@ -2,6 +2,7 @@ package drbd
 
 import (
 	"io"
+	"slices"
 
 	"github.com/baton-dr/baton/storage/backend"
 )
@@ -31,7 +32,8 @@ func (d *device) ioError(format string, args ...any) error {
 }
 
 // sizeBytes is the device's size: the local volume's usable part, or, for a
-// diskless node, the size of the data it reaches.
+// diskless node, the size of the data it reaches (a detached disk's size
+// while it reaches none).
 func (d *device) sizeBytes() uint64 {
 	if d.r.md != nil {
 		return d.r.usableBytes
@@ -41,7 +43,19 @@ func (d *device) sizeBytes() uint64 {
 			return p.usableBytes
 		}
 	}
-	return 0
+	return d.r.usableBytes
+}
+
+// noAccess fails I/O on a node that reaches no UpToDate data, its own or a
+// Connected peer's: DRBD's on-no-data-accessible io-error. A Primary whose
+// only UpToDate disk was detached while its peer was still a SyncTarget
+// reads and flushes nothing (ci/vmtest:
+// TestFullPoolUnderThePrimaryWhosePeerIsStillSyncing).
+func (d *device) noAccess() error {
+	if d.c.hasUpToDateAccess(d.r, d.c.connectedPeers(d.r)) {
+		return nil
+	}
+	return d.ioError("no access to UpToDate data")
 }
 
 func (d *device) ReadAt(p []byte, offset int64) (int, error) {
@@ -49,6 +63,9 @@ func (d *device) ReadAt(p []byte, offset int64) (int, error) {
 		return 0, err
 	}
 	d.c.observe(d.r.config.Name)
+	if err := d.noAccess(); err != nil {
+		return 0, err
+	}
 	size := d.sizeBytes()
 	if offset < 0 {
 		return 0, backend.Refusal(backend.ErrInvalid, "drbd", "/dev/drbd%d: negative offset", d.r.config.Minor)
@@ -113,6 +130,9 @@ func (d *device) WriteAt(p []byte, offset int64) (int, error) {
 	if !d.c.hasQuorum(r) {
 		return 0, d.ioError("no quorum (on-no-quorum io-error)")
 	}
+	if err := d.noAccess(); err != nil {
+		return 0, err
+	}
 	if offset < 0 || uint64(offset)+uint64(len(p)) > d.sizeBytes() {
 		return 0, d.ioError("write of %d bytes at %d beyond the end of the device (%d bytes)", len(p), offset, d.sizeBytes())
 	}
@@ -120,17 +140,17 @@ func (d *device) WriteAt(p []byte, offset int64) (int, error) {
 	if len(receivers) == 0 {
 		return 0, d.ioError("neither local nor remote disk")
 	}
-	// The writer's own backing device goes first: when it refuses (a full
-	// pool), nothing was written anywhere and the error is the write's.
+	// Every receiver's backing device takes the write or fails it. DRBD
+	// detaches a disk that fails a write (on-io-error detach, 8.4's
+	// default), the writer's own as much as a peer's, and the write
+	// succeeds if any disk took it: a Primary whose pool is full goes on
+	// writing to its peers, Diskless (ci/vmtest: TestFullPoolUnderThePrimary).
 	written := make([]*replica, 0, len(receivers))
-	var refused []*replica
+	var failed []*replica
 	for _, x := range receivers {
 		if _, err := x.backing.WriteAt(p, offset); err != nil {
-			if len(written) == 0 && x == r {
-				return 0, d.ioError("local disk refused the write: %v", err)
-			}
 			d.c.logf("%s %s: write of %d bytes at %d refused by the backing device: %v", r.config.Name, x.node, len(p), offset, err)
-			refused = append(refused, x)
+			failed = append(failed, x)
 			continue
 		}
 		written = append(written, x)
@@ -138,16 +158,22 @@ func (d *device) WriteAt(p []byte, offset int64) (int, error) {
 			d.c.stats.ReplicatedBytes += uint64(len(p))
 		}
 	}
+	for _, x := range failed {
+		d.c.failDisk(x)
+	}
 	if len(written) == 0 {
 		return 0, d.ioError("no disk took the write")
 	}
-	// A peer whose backing device refused misses the write, and the ones
-	// after it on this connection: the holders record them in their bitmaps
-	// (one new generation), the peer is Outdated, and it gets the blocks by
-	// resync on its next handshake (as after DRBD detached the failed disk
-	// and attached it again).
-	for _, x := range refused {
-		d.c.peerRefused(r, x)
+	if !slices.ContainsFunc(written, func(x *replica) bool { return x.disk() == backend.UpToDate }) {
+		// The only UpToDate disk failed the write and only SyncTargets took
+		// it: the write fails, and they mark its blocks for the resync that
+		// brings them the UpToDate data again; no generation starts on them.
+		first, n := blockSpan(offset, len(p))
+		missing := missingNodes(r, written)
+		for _, x := range written {
+			x.md.markMissing(first, n, missing)
+		}
+		return 0, d.ioError("no UpToDate disk took the write")
 	}
 	missing := missingNodes(r, written)
 	d.c.rotateForMissing(written, missing)
@@ -163,7 +189,7 @@ func (c *Cluster) receivers(r *replica) []*replica {
 		out = append(out, r)
 	}
 	for _, p := range c.connectedPeers(r) {
-		if p.md != nil && c.conns[keyOf(r.config.Name, r.node, p.node)].refused != p.node {
+		if p.md != nil {
 			out = append(out, p)
 		}
 	}
@@ -262,6 +288,9 @@ func (d *device) Sync() error {
 		return err
 	}
 	d.c.observe(d.r.config.Name)
+	if err := d.noAccess(); err != nil {
+		return err
+	}
 	for _, x := range d.c.receivers(d.r) {
 		if err := x.backing.Sync(); err != nil {
 			return err

@@ -88,17 +88,21 @@
 //     node back with nothing up; metadata and synced data are where they were.
 //     What a crash does to unsynced bytes on the backing volume is the pool's
 //     business.
-//   - A backing device that refuses a write (a full pool, a read-only zvol):
-//     when it is the writer's own, the write fails as an I/O error and
-//     reaches no peer (the writer's disk goes first), as with on-io-error
-//     pass_on; when it is a peer's, the write is acknowledged by the disks
-//     that took it, and for the rest of that connection the peer takes no
-//     writes from the writer and is Outdated while the writer's bitmap
-//     collects them under one new generation -- what DRBD's default
-//     on-io-error detach amounts to -- and its next handshake resyncs them
-//     (a resync the disk still refuses stops the same way).
+//   - A backing device that refuses a write (a full pool, a read-only zvol),
+//     the writer's own or a peer's, is detached as DRBD's default
+//     on-io-error detach does: the replica is Diskless, stays Connected,
+//     and stays Diskless across reconnects; the write succeeds if any disk
+//     took it (a Primary whose pool is full writes on through its peers) and
+//     fails as an I/O error otherwise, as it does when only SyncTargets took
+//     it; a node that reaches no UpToDate data fails all I/O
+//     (on-no-data-accessible io-error). The holders' bitmaps collect what the
+//     detached replica misses under one new generation. Up with the same
+//     configuration (the node agent's next pass) attaches the disk again
+//     -- unless it still refuses writes: drbdmeta's activity-log write fails
+//     the attach -- and the handshake of the attaching disk resyncs it, a
+//     Primary included (its disk negotiates, below Consistent). make
+//     vmtest's TestFullPool* stories saw real DRBD 8.4 do each step.
 //   - Not modelled: network latency and bandwidth of replicated writes (resync
-//     bandwidth only), a detached disk's Diskless state and its attach,
-//     discard-my-data recovery, online verify, resize, adjusting a live
+//     bandwidth only), discard-my-data recovery, online verify, resize, adjusting a live
 //     resource.
 package drbd

@@ -16,6 +16,9 @@ type side struct {
 	dirty      bool // this side's bitmap toward the other side is not empty
 	crashed    bool
 	primary    bool
+	// negotiating: the disk was just attached; DRBD refuses a Primary as
+	// SyncTarget only when its disk is at least Consistent.
+	negotiating bool
 }
 
 // outcome is what a handshake decides.
@@ -83,7 +86,7 @@ func decide(a, b side) verdict {
 	if source.disk == backend.Inconsistent {
 		return verdict{outcome: sourceInconsistent, sourceIsA: v.sourceIsA}
 	}
-	if target.primary {
+	if target.primary && !target.negotiating {
 		return verdict{outcome: targetPrimary, sourceIsA: v.sourceIsA}
 	}
 	return v

@@ -108,11 +108,14 @@ func (v *nodeView) Up(config backend.ResourceConfig) error {
 		return err
 	}
 	if r, ok := n.up[config.Name]; ok {
-		if sameConfig(r.config, config) {
-			v.c.observe(config.Name)
-			return nil
+		if !sameConfig(r.config, config) {
+			return changedConfig(r.config, config, self, r.self)
 		}
-		return changedConfig(r.config, config, self, r.self)
+		if r.self.Volume != "" && r.md == nil {
+			return v.reattach(n, r)
+		}
+		v.c.observe(config.Name)
+		return nil
 	}
 	if err := v.checkClaims(n, config, self); err != nil {
 		return err
@@ -170,6 +173,41 @@ func (v *nodeView) attach(n *node, r *replica) error {
 	}
 	md.sb = sb
 	r.backing, r.md, r.usableBytes = attachment.device, md, attachment.usableBytes
+	return nil
+}
+
+// reattach gives a running replica whose disk DRBD detached its disk back
+// (drbdadm attach), and hands the disk to a handshake with each connected
+// peer: the bitmaps decide what to resync. The attaching disk negotiates, so
+// even a Primary may become SyncTarget (ci/vmtest:
+// TestFullPoolUnderThePrimary).
+func (v *nodeView) reattach(n *node, r *replica) error {
+	v.c.observe(r.config.Name)
+	if err := v.attach(n, r); err != nil {
+		return err
+	}
+	// DRBD writes its metadata as it attaches: a disk that still refuses
+	// writes (the pool is still full) fails the attach and stays detached,
+	// so nothing is resynced onto it and no peer starts a new generation.
+	if _, err := r.backing.WriteAt(r.md.sb.encode(), int64(r.usableBytes)); err != nil {
+		_ = r.backing.Close()
+		r.backing, r.md = nil, nil
+		v.c.logf("%s %s: attach failed: meta-data write: %v", r.config.Name, v.name, err)
+		// drbdadm attach first has drbdmeta apply the activity log, and that
+		// write is what a full pool refuses (ci/vmtest:
+		// TestFullPoolDetachesTheSecondaryUntilTheAgentAttachesIt).
+		return backend.Refusal(backend.ErrRefused, "drbdmeta",
+			"pwrite(...) in md_initialize_common:AL failed: No space left on device; Command 'drbdmeta %d v08 %s internal apply-al' terminated with exit code 10",
+			r.config.Minor, r.self.Volume)
+	}
+	v.c.logf("%s %s: attach: disk %s", r.config.Name, v.name, r.disk())
+	r.attaching = true
+	for _, p := range v.c.connectedPeers(r) {
+		v.c.rehandshake(r, p)
+	}
+	r.attaching = false
+	v.c.observe(r.config.Name)
+	v.c.checkInvariants()
 	return nil
 }
 

@@ -94,11 +94,11 @@ func (c *Cluster) resyncStep(key connKey, epoch uint64) {
 		if err := c.copyBlock(source, target, block, buf, held); err != nil {
 			c.logf("%s %s->%s: resync I/O error: %v", key.resource, source.node, target.node, err)
 			if errors.Is(err, backend.ErrPoolFull) || errors.Is(err, backend.ErrRefused) {
-				// The target's disk refuses writes: the resync stops where
-				// it is, the bitmap keeps the rest, the next handshake
-				// tries again.
-				conn.sync = nil
-				c.peerRefused(source, target)
+				// The target's disk refuses writes: DRBD detaches it, the
+				// resync stops where it is, the bitmap keeps the rest, and
+				// the attach that brings the disk back resumes it.
+				c.failDisk(target)
+				c.checkInvariants()
 				return
 			}
 			c.disconnect(key, false)

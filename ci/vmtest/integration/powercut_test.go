@@ -159,26 +159,12 @@ func TestForcedPromotionAfterPrimaryPowerCut(t *testing.T) {
 	g := needGuests(t)
 	const name, sizeBytes = "it-powercut", 64 * mib
 	const minor = 2002
-	config := pairConfig(g, name, minor, 7102)
+	config := upPair(t, g, name, sizeBytes, minor, 7102)
 	a, b := g.Nodes[0], g.Nodes[1] // a survives; b is the Primary that loses power
 	site := NewSite(t, g)
-	for _, n := range g.Nodes {
-		must(t, n.Pool.CreateVolume(name, sizeBytes, backend.Thin), "CreateVolume on %s", n.Name)
-		t.Cleanup(func() {
-			_ = n.DRBD.Down(name)
-			_ = n.Pool.DestroyVolume(name)
-		})
-		must(t, n.DRBD.CreateMetadata(config), "CreateMetadata on %s", n.Name)
-		must(t, n.DRBD.Up(config), "Up on %s", n.Name)
-	}
 	logA := &logMark{t: t, n: a, name: name, minor: minor}
 	logB := &logMark{t: t, n: b, name: name, minor: minor}
-	await(t, "the pair to connect", func() bool {
-		s, err := a.DRBD.Status(name)
-		return err == nil && len(s.Peers) == 1 && s.Peers[0].Connection == backend.Connected
-	})
-	must(t, a.DRBD.NewCurrentUUID(name, true), "new-current-uuid --clear-bitmap")
-	await(t, "both UpToDate", func() bool { return upToDatePair(a.DRBD, name) && upToDatePair(b.DRBD, name) })
+	skipInitialSync(t, g, name)
 
 	// 1. nodeb Primary writes a pattern, synced on both (protocol C).
 	must(t, b.DRBD.Primary(name, false), "Primary on %s", b.Name)
@@ -343,26 +329,12 @@ func TestLivePrimaryReplacedByForceIsASplitBrain(t *testing.T) {
 	g := needGuests(t)
 	const name, sizeBytes = "it-livefence", 64 * mib
 	const minor = 2003
-	config := pairConfig(g, name, minor, 7103)
+	upPair(t, g, name, sizeBytes, minor, 7103)
 	a, b := g.Nodes[0], g.Nodes[1] // b is the Primary that is cut off, not dead
 	site := NewSite(t, g)
-	for _, n := range g.Nodes {
-		must(t, n.Pool.CreateVolume(name, sizeBytes, backend.Thin), "CreateVolume on %s", n.Name)
-		t.Cleanup(func() {
-			_ = n.DRBD.Down(name)
-			_ = n.Pool.DestroyVolume(name)
-		})
-		must(t, n.DRBD.CreateMetadata(config), "CreateMetadata on %s", n.Name)
-		must(t, n.DRBD.Up(config), "Up on %s", n.Name)
-	}
 	logA := &logMark{t: t, n: a, name: name, minor: minor}
 	logB := &logMark{t: t, n: b, name: name, minor: minor}
-	await(t, "the pair to connect", func() bool {
-		s, err := a.DRBD.Status(name)
-		return err == nil && len(s.Peers) == 1 && s.Peers[0].Connection == backend.Connected
-	})
-	must(t, a.DRBD.NewCurrentUUID(name, true), "new-current-uuid --clear-bitmap")
-	await(t, "both UpToDate", func() bool { return upToDatePair(a.DRBD, name) && upToDatePair(b.DRBD, name) })
+	skipInitialSync(t, g, name)
 	must(t, b.DRBD.Primary(name, false), "Primary on %s", b.Name)
 	dev, err := b.DRBD.Open(name)
 	must(t, err, "Open on %s", b.Name)
