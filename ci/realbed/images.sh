@@ -181,8 +181,11 @@ server_tarball() {
 	local qualify='(split("/")[0] | test("[.:]")) or . == "localhost"'
 	jq "with_entries(.key |= (if $qualify then . else \"docker.io/\" + . end))" "$x/repositories" >"$x/r" && mv "$x/r" "$x/repositories"
 	jq "map(.RepoTags |= map(if $qualify then . else \"docker.io/\" + . end))" "$x/manifest.json" >"$x/m" && mv "$x/m" "$x/manifest.json"
-	(cd "$x" && tar --numeric-owner -cf "$stage/server/bin/kube-proxy.tar" repositories manifest.json \
-		$(ls | grep -v -x -e repositories -e manifest.json))
+	local layers=()
+	for f in "$x"/*; do
+		case ${f##*/} in repositories | manifest.json) ;; *) layers+=("${f##*/}") ;; esac
+	done
+	(cd "$x" && tar --numeric-owner -cf "$stage/server/bin/kube-proxy.tar" repositories manifest.json "${layers[@]}")
 	tar -C "$work/stage" -c kubernetes | gzip -1 >"$images/kubernetes-server-linux-amd64.tar.gz"
 }
 

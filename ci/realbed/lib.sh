@@ -8,7 +8,7 @@
 #   $cache/dockerd/     the private dockerd: data-root, exec-root, socket, log
 #   $cache/baton-image/ baton's image context and external-provisioner
 #   $cache/run/         what a running bed writes: kubeconfigs, the pools, state
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034 # its variables are for the scripts that source it
 
 KIND_VERSION=v0.33.0
 K8S_VERSION=v1.37.2

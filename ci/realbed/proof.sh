@@ -56,7 +56,7 @@ handle=$(kubectl get pv "$pv" -o jsonpath='{.spec.csi.volumeHandle}')
 pod writer "echo $token >/data/token && sync && df -hT /data | tail -1" | kubectl apply -f - >/dev/null
 kubectl -n baton-proof wait --for=jsonpath='{.status.phase}'=Succeeded pod/writer --timeout=180s >/dev/null ||
 	{ kubectl -n baton-proof describe pod writer >&2; fail "the writer did not finish within 180 s"; }
-mounted=$(kubectl -n baton-proof logs writer)
+mounted=$(kubectl -n baton-proof logs writer | tr -s ' ')
 kubectl -n baton-proof delete pod writer --timeout=120s >/dev/null
 
 pod reader "cat /data/token" | kubectl apply -f - >/dev/null
@@ -64,4 +64,4 @@ kubectl -n baton-proof wait --for=jsonpath='{.status.phase}'=Succeeded pod/reade
 	{ kubectl -n baton-proof describe pod reader >&2; fail "the reader did not finish within 180 s"; }
 read_back=$(kubectl -n baton-proof logs reader)
 [ "$read_back" = "$token" ] || fail "the second pod read '$read_back', the first wrote '$token'"
-log "$site: proof passed in $((SECONDS - started)) s: claim proof bound to $pv (handle $handle), mounted as '$(echo $mounted)', written by one pod and read back by another"
+log "$site: proof passed in $((SECONDS - started)) s: claim proof bound to $pv (handle $handle), mounted as '$mounted', written by one pod and read back by another"

@@ -22,7 +22,7 @@ done
 echo "real bed up in $((SECONDS - started)) s (private dockerd: export DOCKER_HOST=$DOCKER_HOST)"
 for c in $CLUSTERS; do
 	case " $SITES " in
-	*" $c "*) what="baton $(sed 's/.*://' <<<"$image") (operator, node agent on btrfs, CSI driver), claim round trip passed" ;;
+	*" $c "*) what="baton ${image##*:} (operator, node agent on btrfs, CSI driver), claim round trip passed" ;;
 	*) what="kind cluster only" ;;
 	esac
 	printf '  %-13s %s\n                KUBECONFIG=%s\n' "$c" "$what" "$run/$c.kubeconfig"
