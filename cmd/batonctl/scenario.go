@@ -59,7 +59,7 @@ func newScenarioRunCommand() *cobra.Command {
 				selected = append(selected, sc)
 			}
 			if bedName != "sim" && bedName != "local" {
-				return fmt.Errorf("--bed %q: want sim or local (the kind-based real bed has not landed yet)", bedName)
+				return fmt.Errorf("--bed %q: want sim or local (the kind-based real bed, make realbed, runs no scenarios yet)", bedName)
 			}
 			progress := cmd.ErrOrStderr()
 			if quiet {
