@@ -61,7 +61,14 @@ func (l Losetup) Detach(ctx context.Context, device string) error {
 	// not ours: wait for this name and this file.
 	i := slices.IndexFunc(before, func(d Device) bool { return d.Name == device })
 	if i < 0 {
-		return l.Cmder.Command(ctx, "losetup", "--detach", device).Run()
+		// Not attached now. A device the kernel is tearing down (its last
+		// close came with the clear mark) is already unlisted and refuses
+		// the detach with ENXIO: it is going, which is what was asked.
+		err := l.Cmder.Command(ctx, "losetup", "--detach", device).Run()
+		if run, ok := errors.AsType[*exec.RunError](err); ok && strings.Contains(run.Words(), "No such device or address") {
+			return nil
+		}
+		return err
 	}
 	ours := before[i]
 	// A device already marked to clear at its last close (by an earlier

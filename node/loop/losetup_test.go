@@ -102,3 +102,22 @@ func FuzzParseShow(f *testing.F) {
 		}
 	})
 }
+
+// A device that is not attached any more -- or that the kernel is tearing
+// down, already unlisted -- is detached: losetup's ENXIO is success there,
+// and any other refusal is not.
+func TestDetachOfADeviceNoLongerAttached(t *testing.T) {
+	enxio := exectest.Reply{ExitCode: 1, Stderr: "losetup: /dev/loop2: detach failed: No such device or address\n"}
+	f := &exectest.FakeCmder{Replies: map[string]exectest.Reply{
+		"losetup --list --json --output NAME,BACK-FILE,DIO,RO": {},
+		"losetup --detach /dev/loop2":                          enxio,
+		"losetup --detach /dev/loop3":                          {ExitCode: 1, Stderr: "losetup: /dev/loop3: detach failed: Permission denied\n"},
+	}}
+	l := Losetup{Cmder: f}
+	if err := l.Detach(context.Background(), "/dev/loop2"); err != nil {
+		t.Fatalf("detaching a device no longer attached: %v", err)
+	}
+	if err := l.Detach(context.Background(), "/dev/loop3"); err == nil {
+		t.Fatal("a refused detach passed for success")
+	}
+}
