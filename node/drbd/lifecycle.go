@@ -49,8 +49,9 @@ func (r *Replicator) Up(config backend.ResourceConfig) error {
 // failed a write (on-io-error detach, its default: a full pool, a read-only
 // zvol) and keeps the replica Diskless for good -- no reconnect attaches it
 // again -- while its peers' bitmaps collect what it misses. The agent's next
-// pass attaches it; the metadata it finds says what to resync. Should the
-// disk still refuse, DRBD detaches it again and the pass after retries.
+// pass attaches it; the metadata it finds says what to resync. While the
+// pool still refuses writes the attach itself fails (drbdmeta cannot write
+// the activity log) and the pass after retries.
 func (r *Replicator) attach(config backend.ResourceConfig) error {
 	if err := r.writeConfig(config); err != nil {
 		return err

@@ -176,7 +176,7 @@ func (v *nodeView) attach(n *node, r *replica) error {
 	return nil
 }
 
-// reattach gives a running replica whose disk DRBD detached its disk back
+// reattach gives a running replica its disk back after DRBD detached it
 // (drbdadm attach), and hands the disk to a handshake with each connected
 // peer: the bitmaps decide what to resync. The attaching disk negotiates, so
 // even a Primary may become SyncTarget (ci/vmtest:
