@@ -372,31 +372,18 @@ func (b *Bed) app(name string) (*app, error) {
 	return a, nil
 }
 
-// checkLoss holds the volume invariant of a move: a planned one loses no
-// acknowledged write; an unplanned one loses only writes acknowledged after
-// the snapshot the new member was cloned from was taken on the old site.
+// checkLoss holds the volume invariant of a move (bed.MoveLosses); the
+// recovery point is when the site ordered the snapshot, on the host clock
+// the writes are acknowledged by.
 func (b *Bed) checkLoss(a *app, verdict workload.Verdict, planned bool) {
-	for i, v := range verdict.Volumes {
-		if v.Lost.Acknowledged == 0 {
-			continue
-		}
-		if planned {
-			b.violate("volume: planned move lost acknowledged writes", fmt.Sprintf(
-				"relocating %s lost %d acknowledged writes of %s, the oldest acknowledged %s before the move",
-				a.spec.Name, v.Lost.Acknowledged, v.Volume, v.Lost.RPO))
-			continue
-		}
-		taken, err := b.originTakenAt(a.volumes[i].handle)
-		switch {
-		case err != nil:
-			b.event("", reports.EventAction, "the loss of %s's %s is not checked against its origin: %v", a.spec.Name, v.Volume, err)
-		case v.Lost.Oldest.Before(taken):
-			// taken is when the site ordered the snapshot (its recovery
-			// point), on the same host clock as the writes' acknowledgements.
-			b.violate("volume: lost a write the last sync carried", fmt.Sprintf(
-				"fail-over of %s lost a write to %s acknowledged at %s, before the snapshot it was cloned from was ordered (%s)",
-				a.spec.Name, v.Volume, v.Lost.Oldest.Format(time.RFC3339Nano), taken.Format(time.RFC3339Nano)))
-		}
+	origin := func(i int) (time.Time, error) { return b.originTakenAt(a.volumes[i].handle) }
+	at := func(t time.Time) string { return t.Format(time.RFC3339Nano) }
+	broken, unchecked := bed.MoveLosses(a.spec.Name, verdict, planned, origin, at)
+	for _, err := range unchecked {
+		b.event("", reports.EventAction, "%v", err)
+	}
+	for _, v := range broken {
+		b.violate(v.Invariant, v.Message)
 	}
 }
 

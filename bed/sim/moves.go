@@ -1,9 +1,11 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
+	"github.com/baton-dr/baton/bed"
 	"github.com/baton-dr/baton/bed/ramen"
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/scenarios/workload"
@@ -85,26 +87,18 @@ func (w *World) land(a *app, site string, planned bool) (workload.Verdict, error
 	return verdict, nil
 }
 
-// checkLoss holds the volume invariant of a move: a planned one loses no
-// acknowledged write; an unplanned one loses only writes acknowledged after
-// the snapshot the new member was cloned from was taken.
+// checkLoss holds the volume invariant of a move (bed.MoveLosses). A
+// member whose origin the records no longer show is not checked.
 func (w *World) checkLoss(a *app, verdict workload.Verdict, planned bool) {
-	for i, v := range verdict.Volumes {
-		if v.Lost.Acknowledged == 0 {
-			continue
+	origin := func(i int) (time.Time, error) {
+		if taken, ok := w.originTakenAt(a, i); ok {
+			return taken, nil
 		}
-		if planned {
-			w.violate("volume: planned move lost acknowledged writes", fmt.Sprintf(
-				"relocating %s lost %d acknowledged writes of %s, the oldest acknowledged %s before the move",
-				a.spec.Name, v.Lost.Acknowledged, v.Volume, v.Lost.RPO))
-			continue
-		}
-		taken, ok := w.originTakenAt(a, i)
-		if ok && v.Lost.Oldest.Before(taken) {
-			w.violate("volume: lost a write the last sync carried", fmt.Sprintf(
-				"fail-over of %s lost a write to %s acknowledged at %s, before the snapshot it was cloned from (taken %s)",
-				a.spec.Name, v.Volume, w.offset(v.Lost.Oldest), w.offset(taken)))
-		}
+		return time.Time{}, errors.New("origin not recorded")
+	}
+	broken, _ := bed.MoveLosses(a.spec.Name, verdict, planned, origin, w.offset)
+	for _, v := range broken {
+		w.violate(v.Invariant, v.Message)
 	}
 }
 
