@@ -24,7 +24,7 @@ test: ## run every test, including the envtest suites on a real API server
 	  echo "KUBEBUILDER_ASSETS=$$assets" && \
 	  KUBEBUILDER_ASSETS=$$assets $(GO) test -count=1 ./... && \
 	  echo "seeded bugs (-tags baton_bugs): the scenarios must catch them" && \
-	  $(GO) test -count=1 -tags baton_bugs -run 'Catches|Replay' ./scenarios/sweep/
+	  $(GO) test -count=1 -tags baton_bugs -run 'Catches|Replay' ./sweep/
 
 sim: ## sweep every scenario over SEEDS seeds on the simulation bed; report in out/sim
 	$(GO) run ./cmd/batonctl sim sweep --scenarios all --seeds $(SEEDS) --out out/sim

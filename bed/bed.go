@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/baton-dr/baton/reports"
-	"github.com/baton-dr/baton/scenarios/workload"
+	"github.com/baton-dr/baton/workload"
 )
 
 // Kind names an application model.

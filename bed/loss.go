@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/baton-dr/baton/scenarios/workload"
+	"github.com/baton-dr/baton/workload"
 )
 
 // Violation is a broken invariant, as a bed records it.

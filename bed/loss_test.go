@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/baton-dr/baton/scenarios/workload"
+	"github.com/baton-dr/baton/workload"
 )
 
 func TestMoveLossesHoldTheRecoveryPoint(t *testing.T) {

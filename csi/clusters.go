@@ -11,8 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/baton-dr/baton/controllers/storageapi"
 	"github.com/baton-dr/baton/storage/chain"
+	"github.com/baton-dr/baton/storageapi"
 )
 
 // ErrUnknownCluster: a handle, a snapshot or a parameter names a cluster the

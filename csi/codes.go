@@ -8,9 +8,9 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/baton-dr/baton/controllers/storageapi"
 	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storageapi"
 )
 
 // Expected outcomes of the driver itself, beside the storage/site, storage/

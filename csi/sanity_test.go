@@ -10,9 +10,9 @@ import (
 
 	"github.com/kubernetes-csi/csi-test/v5/pkg/sanity"
 
-	"github.com/baton-dr/baton/controllers/storageapi"
 	"github.com/baton-dr/baton/csi"
 	"github.com/baton-dr/baton/storage/chain"
+	"github.com/baton-dr/baton/storageapi"
 )
 
 // TestSanity runs csi-sanity against the real gRPC server of site A's driver

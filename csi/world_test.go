@@ -22,12 +22,12 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
-	"github.com/baton-dr/baton/controllers/storageapi"
-	"github.com/baton-dr/baton/controllers/storageapi/storageapitest"
 	"github.com/baton-dr/baton/csi"
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storageapi"
+	"github.com/baton-dr/baton/storageapi/storageapitest"
 )
 
 // This file is the world the driver's end-to-end tests run in: two sites'

@@ -13,7 +13,7 @@ import (
 	bedsim "github.com/baton-dr/baton/bed/sim"
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/scenarios"
-	"github.com/baton-dr/baton/scenarios/sweep"
+	"github.com/baton-dr/baton/sweep"
 )
 
 // The catalogue as Ginkgo specs on the simulation bed: every scenario over

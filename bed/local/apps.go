@@ -15,9 +15,9 @@ import (
 	"github.com/baton-dr/baton/bed"
 	"github.com/baton-dr/baton/bed/ramen"
 	"github.com/baton-dr/baton/reports"
-	"github.com/baton-dr/baton/scenarios/workload"
 	"github.com/baton-dr/baton/storage/chain"
 	sitecore "github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/workload"
 )
 
 // stepPeriod is how often, in a scenario's time, an application performs

@@ -9,7 +9,7 @@ import (
 
 	"github.com/baton-dr/baton/bed"
 	"github.com/baton-dr/baton/reports"
-	"github.com/baton-dr/baton/scenarios/workload"
+	"github.com/baton-dr/baton/workload"
 )
 
 // hub is the scoped name of the hub: this process.

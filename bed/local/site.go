@@ -25,8 +25,8 @@ import (
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
 	"github.com/baton-dr/baton/bed/controlplane"
 	sitecontroller "github.com/baton-dr/baton/controllers/site"
-	"github.com/baton-dr/baton/controllers/storageapi"
 	"github.com/baton-dr/baton/storage/chain"
+	"github.com/baton-dr/baton/storageapi"
 )
 
 // Where each site's processes listen, inside its own network namespace.

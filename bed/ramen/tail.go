@@ -3,7 +3,7 @@ package ramen
 import (
 	"time"
 
-	"github.com/baton-dr/baton/scenarios/workload"
+	"github.com/baton-dr/baton/workload"
 )
 
 // Tail is the application instance left running on the old site after an

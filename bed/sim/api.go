@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/baton-dr/baton/controllers/storageapi"
 	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storageapi"
 )
 
 // api is a site's storage API as seen from one endpoint across the simulated

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"path"
 
-	"github.com/baton-dr/baton/controllers/storageapi"
 	"github.com/baton-dr/baton/csi"
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storageapi"
 )
 
 // The CSI driver runs in the simulation as it is: its services are called

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/baton-dr/baton/reports"
-	"github.com/baton-dr/baton/scenarios/workload"
+	"github.com/baton-dr/baton/workload"
 )
 
 // The disk-full fault: a runaway writer on a node's pool (sim/zfs's filler)

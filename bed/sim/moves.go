@@ -8,8 +8,8 @@ import (
 	"github.com/baton-dr/baton/bed"
 	"github.com/baton-dr/baton/bed/ramen"
 	"github.com/baton-dr/baton/reports"
-	"github.com/baton-dr/baton/scenarios/workload"
 	"github.com/baton-dr/baton/storage/chain"
+	"github.com/baton-dr/baton/workload"
 )
 
 // Failover is Ramen's unplanned fail-over: the hub makes the target site

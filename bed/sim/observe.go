@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"github.com/baton-dr/baton/reports"
-	"github.com/baton-dr/baton/scenarios/workload"
 	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storage/replication"
 	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/workload"
 )
 
 // windowEvents is how many events before a violation its report shows.

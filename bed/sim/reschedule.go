@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/baton-dr/baton/reports"
-	"github.com/baton-dr/baton/scenarios/workload"
+	"github.com/baton-dr/baton/workload"
 )
 
 // A pod whose node crashed. Kubernetes does not start a StatefulSet's pod

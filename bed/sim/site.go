@@ -7,7 +7,6 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/baton-dr/baton/controllers/storageapi"
 	"github.com/baton-dr/baton/csi"
 	"github.com/baton-dr/baton/node/agent"
 	"github.com/baton-dr/baton/sim/drbd"
@@ -15,6 +14,7 @@ import (
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storageapi"
 )
 
 // Site is one site of the bed: its control plane and its storage nodes.

@@ -13,7 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/baton-dr/baton/controllers/storageapi"
+	"github.com/baton-dr/baton/storageapi"
 )
 
 // secretPoll is how often the server looks for its bearer token while the

@@ -19,8 +19,8 @@ import (
 	"github.com/go-logr/logr"
 	"google.golang.org/grpc"
 
-	"github.com/baton-dr/baton/controllers/storageapi"
 	"github.com/baton-dr/baton/csi"
+	"github.com/baton-dr/baton/storageapi"
 )
 
 const usage = `Usage: baton-csi [flags]

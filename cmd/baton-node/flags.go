@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/baton-dr/baton/controllers/storageapi"
 	"github.com/baton-dr/baton/storage/chain"
+	"github.com/baton-dr/baton/storageapi"
 )
 
 // options are the node agent's configuration, all from flags.

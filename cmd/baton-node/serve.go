@@ -18,7 +18,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/baton-dr/baton/controllers/storageapi"
 	"github.com/baton-dr/baton/node/btrfs"
 	"github.com/baton-dr/baton/node/daemon"
 	"github.com/baton-dr/baton/node/discovery"
@@ -27,6 +26,7 @@ import (
 	"github.com/baton-dr/baton/node/zfs"
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
+	"github.com/baton-dr/baton/storageapi"
 )
 
 // storage opens the node's pool and its replicator. Adding a backend is one

@@ -12,10 +12,10 @@ import (
 
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/scenarios"
-	"github.com/baton-dr/baton/scenarios/sweep"
 	simzfs "github.com/baton-dr/baton/sim/zfs"
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
+	"github.com/baton-dr/baton/sweep"
 )
 
 // newBenchCommand prints the compass figures in one table; they need nothing

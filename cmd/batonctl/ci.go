@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 
-	"github.com/baton-dr/baton/scenarios/sweep"
+	"github.com/baton-dr/baton/sweep"
 )
 
 // gateFile is ci/gates.yaml.

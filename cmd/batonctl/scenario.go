@@ -15,7 +15,7 @@ import (
 	"github.com/baton-dr/baton/bed/local"
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/scenarios"
-	"github.com/baton-dr/baton/scenarios/sweep"
+	"github.com/baton-dr/baton/sweep"
 )
 
 func newScenarioCommand() *cobra.Command {

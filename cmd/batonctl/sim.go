@@ -12,8 +12,8 @@ import (
 
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/scenarios"
-	"github.com/baton-dr/baton/scenarios/sweep"
 	simworld "github.com/baton-dr/baton/sim"
+	"github.com/baton-dr/baton/sweep"
 )
 
 func newSimCommand() *cobra.Command {

@@ -3,9 +3,9 @@ package site
 import (
 	"context"
 
-	"github.com/baton-dr/baton/controllers/storageapi"
 	"github.com/baton-dr/baton/storage/chain"
 	core "github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storageapi"
 )
 
 // Cluster is the operator's site as the storage API's Cluster: the same

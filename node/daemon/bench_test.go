@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/baton-dr/baton/controllers/storageapi/storageapitest"
 	"github.com/baton-dr/baton/node/btrfs"
 	"github.com/baton-dr/baton/node/daemon"
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storageapi/storageapitest"
 )
 
 // BenchmarkPass times one pass of a node holding N volumes, each linked for

@@ -18,14 +18,14 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/baton-dr/baton/controllers/storageapi"
-	"github.com/baton-dr/baton/controllers/storageapi/storageapitest"
 	"github.com/baton-dr/baton/node/btrfs"
 	"github.com/baton-dr/baton/node/daemon"
 	"github.com/baton-dr/baton/node/exec"
 	"github.com/baton-dr/baton/node/loop"
 	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storageapi"
+	"github.com/baton-dr/baton/storageapi/storageapitest"
 )
 
 const (

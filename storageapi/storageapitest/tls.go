@@ -23,8 +23,8 @@ import (
 
 	"github.com/go-logr/logr"
 
-	"github.com/baton-dr/baton/controllers/storageapi"
 	"github.com/baton-dr/baton/storage/chain"
+	"github.com/baton-dr/baton/storageapi"
 )
 
 // CA is a self-signed certificate authority.

@@ -5,7 +5,7 @@ import (
 
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/scenarios"
-	"github.com/baton-dr/baton/scenarios/sweep"
+	"github.com/baton-dr/baton/sweep"
 )
 
 // BenchmarkFailoverAndBack is the compass figure of the simulation: one seed of

@@ -8,7 +8,7 @@ import (
 
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/scenarios"
-	"github.com/baton-dr/baton/scenarios/sweep"
+	"github.com/baton-dr/baton/sweep"
 )
 
 // TestASweepCatchesDemotingTheEnd builds the driver with the first seed's bug

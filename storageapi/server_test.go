@@ -11,7 +11,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
 
-	"github.com/baton-dr/baton/controllers/storageapi"
+	"github.com/baton-dr/baton/storageapi"
 )
 
 const testSecret = "hunter2-very-secret"

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/baton-dr/baton/controllers/storageapi"
 	"github.com/baton-dr/baton/storage/chain"
+	"github.com/baton-dr/baton/storageapi"
 )
 
 const secretValue = "Zm9vYmFyLXNlY3JldC10b2tlbg"

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/baton-dr/baton/scenarios/workload/workloadtest"
+	"github.com/baton-dr/baton/workload/workloadtest"
 )
 
 var epoch = time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)

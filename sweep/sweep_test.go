@@ -6,7 +6,7 @@ import (
 
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/scenarios"
-	"github.com/baton-dr/baton/scenarios/sweep"
+	"github.com/baton-dr/baton/sweep"
 )
 
 func TestTheSameSeedGivesTheSameEventLog(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/baton-dr/baton/scenarios/workload/workloadtest"
+	"github.com/baton-dr/baton/workload/workloadtest"
 )
 
 func TestHealthyRunHoldsItsWholeHistory(t *testing.T) {

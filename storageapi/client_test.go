@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/baton-dr/baton/controllers/storageapi"
-	"github.com/baton-dr/baton/controllers/storageapi/storageapitest"
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storageapi"
+	"github.com/baton-dr/baton/storageapi/storageapitest"
 )
 
 var ctx = context.Background()

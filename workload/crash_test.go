@@ -4,8 +4,8 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/baton-dr/baton/scenarios/workload/workloadtest"
 	"github.com/baton-dr/baton/storage/backend"
+	"github.com/baton-dr/baton/workload/workloadtest"
 )
 
 // crashingDevice crashes its whole site when the site's n-th write is issued:

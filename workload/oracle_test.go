@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/baton-dr/baton/scenarios/workload/workloadtest"
+	"github.com/baton-dr/baton/workload/workloadtest"
 )
 
 // naivePrefix is the naive version of checkPrefix: it replays a device's

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/baton-dr/baton/scenarios/workload"
-	"github.com/baton-dr/baton/scenarios/workload/workloadtest"
+	"github.com/baton-dr/baton/workload"
+	"github.com/baton-dr/baton/workload/workloadtest"
 )
 
 // TestChangesBetweenSplitsTheHistoryByTime checks that the changes of
