@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 // ResolveAttach resolves a volume handle to the chain's end and makes node its
@@ -17,14 +17,14 @@ import (
 // cluster did not answer is Unavailable, an end on another site or a fenced
 // one is FailedPrecondition -- attaching an earlier member instead would
 // serve stale data on a partitioned site.
-func ResolveAttach(ctx context.Context, set *Set, handle chain.Ref, node string) (site.Volume, error) {
+func ResolveAttach(ctx context.Context, set *Set, handle chain.Ref, node string) (core.Volume, error) {
 	end, err := localEnd(ctx, set, handle)
 	if err != nil {
-		return site.Volume{}, err
+		return core.Volume{}, err
 	}
 	api, err := set.Cluster(end.Cluster)
 	if err != nil {
-		return site.Volume{}, err
+		return core.Volume{}, err
 	}
 	return api.Attach(ctx, end, node)
 }
@@ -43,7 +43,7 @@ func localEnd(ctx context.Context, set *Set, handle chain.Ref) (chain.Ref, error
 	case !set.IsLocal(end.Ref.Cluster):
 		return chain.Ref{}, fmt.Errorf("%w: the end of %s's chain is %s on cluster %s", ErrNotHere, handle, end.Ref, end.Ref.Cluster)
 	case end.State != chain.Active:
-		return chain.Ref{}, fmt.Errorf("%w: the end of %s's chain, %s, is %s", site.ErrNotActive, handle, end.Ref, end.State)
+		return chain.Ref{}, fmt.Errorf("%w: the end of %s's chain, %s, is %s", core.ErrNotActive, handle, end.Ref, end.State)
 	}
 	return end.Ref, nil
 }

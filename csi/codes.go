@@ -9,11 +9,11 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 	"github.com/baton-dr/baton/storageapi"
 )
 
-// Expected outcomes of the driver itself, beside the storage/site, storage/
+// Expected outcomes of the driver itself, beside the storage/core, storage/
 // chain and storageapi sentinels.
 var (
 	// ErrNoVolume: no cluster records the handle (rule 2's NotFound).
@@ -41,36 +41,36 @@ var codeTable = []struct {
 }{
 	{ErrBusy, codes.Aborted},
 	{ErrNoVolume, codes.NotFound},
-	{site.ErrNotFound, codes.NotFound},
+	{core.ErrNotFound, codes.NotFound},
 	{ErrUnknownCluster, codes.NotFound},
 	{ErrNotMounted, codes.NotFound},
-	{site.ErrExists, codes.AlreadyExists},
+	{core.ErrExists, codes.AlreadyExists},
 	{chain.ErrMalformedRef, codes.InvalidArgument},
-	{site.ErrMalformedSnapshotRef, codes.InvalidArgument},
-	{site.ErrInvalid, codes.InvalidArgument},
+	{core.ErrMalformedSnapshotRef, codes.InvalidArgument},
+	{core.ErrInvalid, codes.InvalidArgument},
 	{storageapi.ErrNoClusters, codes.InvalidArgument},
 	{storageapi.ErrClusters, codes.InvalidArgument},
 	// Ramen retries Promote with force on FailedPrecondition.
-	{site.ErrPeerUnreachable, codes.FailedPrecondition},
-	{site.ErrPeerPrimary, codes.FailedPrecondition},
-	{site.ErrNoReplica, codes.FailedPrecondition},
-	{site.ErrNoSnapshot, codes.FailedPrecondition},
-	{site.ErrSuperseded, codes.FailedPrecondition},
-	{site.ErrReplicated, codes.FailedPrecondition},
-	{site.ErrConflict, codes.FailedPrecondition},
-	{site.ErrNotActive, codes.FailedPrecondition},
-	{site.ErrNotPlaced, codes.FailedPrecondition},
+	{core.ErrPeerUnreachable, codes.FailedPrecondition},
+	{core.ErrPeerPrimary, codes.FailedPrecondition},
+	{core.ErrNoReplica, codes.FailedPrecondition},
+	{core.ErrNoSnapshot, codes.FailedPrecondition},
+	{core.ErrSuperseded, codes.FailedPrecondition},
+	{core.ErrReplicated, codes.FailedPrecondition},
+	{core.ErrConflict, codes.FailedPrecondition},
+	{core.ErrNotActive, codes.FailedPrecondition},
+	{core.ErrNotPlaced, codes.FailedPrecondition},
 	{chain.ErrNoLocalMember, codes.FailedPrecondition},
 	{ErrNotHere, codes.FailedPrecondition},
 	{ErrFilesystemMismatch, codes.FailedPrecondition},
 	{ErrNotStaged, codes.FailedPrecondition},
-	{site.ErrNoCapacity, codes.ResourceExhausted},
+	{core.ErrNoCapacity, codes.ResourceExhausted},
 	{chain.ErrUnreachable, codes.Unavailable},
 	// Not FailedPrecondition: the csi-addons controller answers that with a
 	// forced promotion, which would clone an older snapshot than the final
 	// one still in flight and lose acknowledged writes of a planned
 	// relocation. Unavailable makes it retry without force.
-	{site.ErrFinalSyncPending, codes.Unavailable},
+	{core.ErrFinalSyncPending, codes.Unavailable},
 	{ErrDeviceNotReady, codes.Unavailable},
 	{storageapi.ErrUnauthorized, codes.Unauthenticated},
 	{storageapi.ErrForbidden, codes.PermissionDenied},
@@ -80,7 +80,7 @@ var codeTable = []struct {
 	{chain.ErrForked, codes.Internal},
 	{chain.ErrForeignRecord, codes.Internal},
 	{chain.ErrInvalidMember, codes.Internal},
-	{site.ErrNotLocal, codes.Internal}, // the driver addressed the wrong cluster: a bug
+	{core.ErrNotLocal, codes.Internal}, // the driver addressed the wrong cluster: a bug
 	{storageapi.ErrInternal, codes.Internal},
 	{context.DeadlineExceeded, codes.DeadlineExceeded},
 	{context.Canceled, codes.Canceled},

@@ -17,7 +17,7 @@ import (
 
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 	"github.com/baton-dr/baton/storageapi"
 )
 
@@ -92,7 +92,7 @@ func (c *Controller) CreateVolume(ctx context.Context, req *csi.CreateVolumeRequ
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	v, err := c.create(ctx, set, site.CreateRequest{Name: req.GetName(), Shape: shape}, req.GetVolumeContentSource(), req.GetParameters())
+	v, err := c.create(ctx, set, core.CreateRequest{Name: req.GetName(), Shape: shape}, req.GetVolumeContentSource(), req.GetParameters())
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -101,38 +101,38 @@ func (c *Controller) CreateVolume(ctx context.Context, req *csi.CreateVolumeRequ
 }
 
 // create makes the volume on the cluster the parameters (or its source) name.
-func (c *Controller) create(ctx context.Context, set *Set, request site.CreateRequest, source *csi.VolumeContentSource, parameters map[string]string) (site.Volume, error) {
+func (c *Controller) create(ctx context.Context, set *Set, request core.CreateRequest, source *csi.VolumeContentSource, parameters map[string]string) (core.Volume, error) {
 	switch {
 	case source.GetSnapshot() != nil:
-		ref, err := site.ParseSnapshotRef(source.GetSnapshot().GetSnapshotId())
+		ref, err := core.ParseSnapshotRef(source.GetSnapshot().GetSnapshotId())
 		if err != nil {
-			return site.Volume{}, fmt.Errorf("%w: source snapshot: %w", site.ErrNotFound, err)
+			return core.Volume{}, fmt.Errorf("%w: source snapshot: %w", core.ErrNotFound, err)
 		}
 		api, err := c.sourceCluster(set, ref.Member.Cluster, parameters)
 		if err != nil {
-			return site.Volume{}, err
+			return core.Volume{}, err
 		}
-		return api.CreateVolumeFrom(ctx, request, site.CloneSource{Snapshot: ref})
+		return api.CreateVolumeFrom(ctx, request, core.CloneSource{Snapshot: ref})
 	case source.GetVolume() != nil:
 		end, err := activeEnd(ctx, set, source.GetVolume().GetVolumeId(), "source volume")
 		if err != nil {
-			return site.Volume{}, err
+			return core.Volume{}, err
 		}
 		api, err := c.sourceCluster(set, end.Cluster, parameters)
 		if err != nil {
-			return site.Volume{}, err
+			return core.Volume{}, err
 		}
-		return api.CreateVolumeFrom(ctx, request, site.CloneSource{Volume: end})
+		return api.CreateVolumeFrom(ctx, request, core.CloneSource{Volume: end})
 	case source != nil:
-		return site.Volume{}, invalid("volume content source must be a snapshot or a volume")
+		return core.Volume{}, invalid("volume content source must be a snapshot or a volume")
 	}
 	id, err := creatingCluster(set, parameters[ParameterCluster])
 	if err != nil {
-		return site.Volume{}, err
+		return core.Volume{}, err
 	}
 	api, err := set.Cluster(id)
 	if err != nil {
-		return site.Volume{}, err
+		return core.Volume{}, err
 	}
 	return api.CreateVolume(ctx, request)
 }
@@ -154,7 +154,7 @@ func activeEnd(ctx context.Context, set *Set, handle, what string) (chain.Ref, e
 	}
 	root, err := chain.ParseRef(handle)
 	if err != nil {
-		return chain.Ref{}, fmt.Errorf("%w: %s: %w", site.ErrNotFound, what, err)
+		return chain.Ref{}, fmt.Errorf("%w: %s: %w", core.ErrNotFound, what, err)
 	}
 	r, err := resolveRecorded(ctx, set, root)
 	if err != nil {
@@ -167,7 +167,7 @@ func activeEnd(ctx context.Context, set *Set, handle, what string) (chain.Ref, e
 	case chain.Unknown:
 		return chain.Ref{}, fmt.Errorf("%w: the cluster of %s's end %s did not answer", chain.ErrUnreachable, root, end.Ref)
 	}
-	return chain.Ref{}, fmt.Errorf("%w: %s's end %s is %s", site.ErrNotActive, root, end.Ref, end.State)
+	return chain.Ref{}, fmt.Errorf("%w: %s's end %s is %s", core.ErrNotActive, root, end.Ref, end.State)
 }
 
 // creatingCluster is the cluster a new volume is made on.
@@ -189,15 +189,15 @@ func creatingCluster(set *Set, parameter string) (chain.ClusterID, error) {
 }
 
 // shapeOf reads size, mode, filesystem and parameters of a CreateVolume.
-func shapeOf(capacity *csi.CapacityRange, capabilities []*csi.VolumeCapability, parameters map[string]string) (site.Shape, error) {
-	shape := site.Shape{PlaceCount: 1, Provisioning: backend.Thin}
+func shapeOf(capacity *csi.CapacityRange, capabilities []*csi.VolumeCapability, parameters map[string]string) (core.Shape, error) {
+	shape := core.Shape{PlaceCount: 1, Provisioning: backend.Thin}
 	size, err := sizeOf(capacity, defaultSizeBytes)
 	if err != nil {
-		return site.Shape{}, err
+		return core.Shape{}, err
 	}
 	shape.SizeBytes = size
 	if shape.VolumeMode, shape.FsType, err = modeOf(capabilities); err != nil {
-		return site.Shape{}, err
+		return core.Shape{}, err
 	}
 	for _, key := range slices.Sorted(maps.Keys(parameters)) {
 		value := parameters[key]
@@ -205,7 +205,7 @@ func shapeOf(capacity *csi.CapacityRange, capabilities []*csi.VolumeCapability, 
 		case key == ParameterPlaceCount:
 			n, err := strconv.Atoi(value)
 			if err != nil || n < 1 {
-				return site.Shape{}, invalid("parameter %s=%q must be a positive integer", key, value)
+				return core.Shape{}, invalid("parameter %s=%q must be a positive integer", key, value)
 			}
 			shape.PlaceCount = n
 		case key == ParameterProvisioning && value == "thin":
@@ -213,10 +213,10 @@ func shapeOf(capacity *csi.CapacityRange, capabilities []*csi.VolumeCapability, 
 		case key == ParameterProvisioning && value == "thick":
 			shape.Provisioning = backend.Thick
 		case key == ParameterProvisioning:
-			return site.Shape{}, invalid("parameter %s=%q must be thin or thick", key, value)
+			return core.Shape{}, invalid("parameter %s=%q must be thin or thick", key, value)
 		case key == ParameterCluster, key == TargetClusterParameter, strings.HasPrefix(key, kubernetesPrefix):
 		default:
-			return site.Shape{}, invalid("unknown parameter %q (known: %s, %s, %s)", key, ParameterPlaceCount, ParameterProvisioning, ParameterCluster)
+			return core.Shape{}, invalid("unknown parameter %q (known: %s, %s, %s)", key, ParameterPlaceCount, ParameterProvisioning, ParameterCluster)
 		}
 	}
 	return shape, nil
@@ -244,19 +244,19 @@ func sizeOf(capacity *csi.CapacityRange, fallback uint64) (uint64, error) {
 
 // modeOf checks the capabilities: one access type (block or mount) with one
 // filesystem at most, and single-node access modes only.
-func modeOf(capabilities []*csi.VolumeCapability) (site.VolumeMode, string, error) {
+func modeOf(capabilities []*csi.VolumeCapability) (core.VolumeMode, string, error) {
 	if len(capabilities) == 0 {
 		return "", "", invalid("volume capabilities are required")
 	}
-	var mode site.VolumeMode
+	var mode core.VolumeMode
 	fsType := ""
 	for _, c := range capabilities {
 		if err := checkCapability(c); err != nil {
 			return "", "", err
 		}
-		m := site.Filesystem
+		m := core.Filesystem
 		if c.GetBlock() != nil {
-			m = site.Block
+			m = core.Block
 		}
 		if mode != "" && mode != m {
 			return "", "", invalid("volume capabilities ask for both block and filesystem access")
@@ -331,7 +331,7 @@ func (c *Controller) DeleteVolume(ctx context.Context, req *csi.DeleteVolumeRequ
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	if err := api.DeleteVolume(ctx, end.Ref); err != nil && !errors.Is(err, site.ErrNotFound) {
+	if err := api.DeleteVolume(ctx, end.Ref); err != nil && !errors.Is(err, core.ErrNotFound) {
 		return nil, toStatus(err)
 	}
 	return &csi.DeleteVolumeResponse{}, nil
@@ -375,7 +375,7 @@ func (c *Controller) ControllerExpandVolume(ctx context.Context, req *csi.Contro
 			return nil, toStatus(err)
 		}
 	}
-	return &csi.ControllerExpandVolumeResponse{CapacityBytes: int64(v.SizeBytes), NodeExpansionRequired: v.VolumeMode == site.Filesystem}, nil
+	return &csi.ControllerExpandVolumeResponse{CapacityBytes: int64(v.SizeBytes), NodeExpansionRequired: v.VolumeMode == core.Filesystem}, nil
 }
 
 func (c *Controller) ValidateVolumeCapabilities(ctx context.Context, req *csi.ValidateVolumeCapabilitiesRequest) (*csi.ValidateVolumeCapabilitiesResponse, error) {
@@ -395,7 +395,7 @@ func (c *Controller) ValidateVolumeCapabilities(ctx context.Context, req *csi.Va
 		return nil, toStatus(err)
 	}
 	end := r.End()
-	mode := site.VolumeMode("")
+	mode := core.VolumeMode("")
 	if api, err := set.Cluster(end.Ref.Cluster); err == nil && end.State != chain.Unknown {
 		if v, err := api.Volume(ctx, end.Ref); err == nil {
 			mode = v.VolumeMode
@@ -473,7 +473,7 @@ func (c *Controller) CreateSnapshot(ctx context.Context, req *csi.CreateSnapshot
 	return &csi.CreateSnapshotResponse{Snapshot: snapshotOf(s)}, nil
 }
 
-func snapshotOf(s site.Snapshot) *csi.Snapshot {
+func snapshotOf(s core.Snapshot) *csi.Snapshot {
 	return &csi.Snapshot{SnapshotId: s.Ref.String(), SourceVolumeId: s.Root.String(), SizeBytes: int64(s.SizeBytes),
 		CreationTime: timestamppb.New(s.CreatedAt), ReadyToUse: s.Ready}
 }
@@ -482,7 +482,7 @@ func (c *Controller) DeleteSnapshot(ctx context.Context, req *csi.DeleteSnapshot
 	if req.GetSnapshotId() == "" {
 		return nil, invalid("snapshot ID is required")
 	}
-	ref, err := site.ParseSnapshotRef(req.GetSnapshotId())
+	ref, err := core.ParseSnapshotRef(req.GetSnapshotId())
 	if err != nil {
 		return &csi.DeleteSnapshotResponse{}, nil // no snapshot was ever made under a malformed ID
 	}
@@ -499,7 +499,7 @@ func (c *Controller) DeleteSnapshot(ctx context.Context, req *csi.DeleteSnapshot
 	if errors.Is(err, ErrUnknownCluster) {
 		return &csi.DeleteSnapshotResponse{}, nil
 	}
-	if err := api.DeleteSnapshot(ctx, ref); err != nil && !errors.Is(err, site.ErrNotFound) {
+	if err := api.DeleteSnapshot(ctx, ref); err != nil && !errors.Is(err, core.ErrNotFound) {
 		return nil, toStatus(err)
 	}
 	return &csi.DeleteSnapshotResponse{}, nil
@@ -525,7 +525,7 @@ func (c *Controller) ListSnapshots(ctx context.Context, req *csi.ListSnapshotsRe
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	all = slices.DeleteFunc(all, func(s site.Snapshot) bool {
+	all = slices.DeleteFunc(all, func(s core.Snapshot) bool {
 		return (req.GetSnapshotId() != "" && s.Ref.String() != req.GetSnapshotId()) ||
 			(req.GetSourceVolumeId() != "" && s.Root.String() != req.GetSourceVolumeId())
 	})
@@ -547,8 +547,8 @@ func (c *Controller) ListSnapshots(ctx context.Context, req *csi.ListSnapshotsRe
 }
 
 // listSnapshots gathers the snapshots of every reachable cluster, sorted by ID.
-func listSnapshots(ctx context.Context, set *Set) ([]site.Snapshot, error) {
-	var all []site.Snapshot
+func listSnapshots(ctx context.Context, set *Set) ([]core.Snapshot, error) {
+	var all []core.Snapshot
 	for _, id := range set.IDs() {
 		api, err := set.Cluster(id)
 		if err != nil {
@@ -563,7 +563,7 @@ func listSnapshots(ctx context.Context, set *Set) ([]site.Snapshot, error) {
 		}
 		all = append(all, snaps...)
 	}
-	slices.SortFunc(all, func(a, b site.Snapshot) int { return cmp.Compare(a.Ref.String(), b.Ref.String()) })
+	slices.SortFunc(all, func(a, b core.Snapshot) int { return cmp.Compare(a.Ref.String(), b.Ref.String()) })
 	return all, nil
 }
 

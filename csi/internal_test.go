@@ -11,7 +11,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 	"github.com/baton-dr/baton/storageapi"
 )
 
@@ -54,15 +54,15 @@ func TestTheCodeTable(t *testing.T) {
 		err  error
 		code codes.Code
 	}{
-		{fmt.Errorf("x: %w", site.ErrNotFound), codes.NotFound},
+		{fmt.Errorf("x: %w", core.ErrNotFound), codes.NotFound},
 		{fmt.Errorf("x: %w", ErrNoVolume), codes.NotFound},
-		{fmt.Errorf("x: %w", site.ErrPeerUnreachable), codes.FailedPrecondition},
-		{fmt.Errorf("x: %w", site.ErrPeerPrimary), codes.FailedPrecondition},
-		{fmt.Errorf("x: %w", site.ErrFinalSyncPending), codes.Unavailable}, // never forced: see codes.go
+		{fmt.Errorf("x: %w", core.ErrPeerUnreachable), codes.FailedPrecondition},
+		{fmt.Errorf("x: %w", core.ErrPeerPrimary), codes.FailedPrecondition},
+		{fmt.Errorf("x: %w", core.ErrFinalSyncPending), codes.Unavailable}, // never forced: see codes.go
 		{fmt.Errorf("x: %w: %w", chain.ErrUnreachable, context.DeadlineExceeded), codes.Unavailable},
 		{fmt.Errorf("x: %w", chain.ErrCycle), codes.Internal},
 		{fmt.Errorf("x: %w", ErrBusy), codes.Aborted},
-		{fmt.Errorf("x: %w", site.ErrNoCapacity), codes.ResourceExhausted},
+		{fmt.Errorf("x: %w", core.ErrNoCapacity), codes.ResourceExhausted},
 		{fmt.Errorf("x: %w", storageapi.ErrClusters), codes.InvalidArgument},
 		{fmt.Errorf("x: %w", storageapi.ErrForbidden), codes.PermissionDenied},
 		{errors.New("something else"), codes.Internal},

@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 // OSMounter is the Mounter of a real node: blkid, mkfs.ext4/mkfs.xfs,
@@ -44,7 +44,7 @@ func (OSMounter) Format(ctx context.Context, device, fsType string) error {
 	case "xfs":
 		_, err = run(ctx, "mkfs.xfs", "-q", device)
 	default:
-		return fmt.Errorf("%w: cannot format %s as %q", site.ErrInvalid, device, fsType)
+		return fmt.Errorf("%w: cannot format %s as %q", core.ErrInvalid, device, fsType)
 	}
 	if err != nil {
 		return fmt.Errorf("failed to format %s as %s: %w", device, fsType, err)
@@ -134,7 +134,7 @@ func (OSMounter) Resize(ctx context.Context, device, mountPath, fsType string) e
 	case "xfs":
 		_, err = run(ctx, "xfs_growfs", mountPath)
 	default:
-		return fmt.Errorf("%w: cannot grow a %q filesystem", site.ErrInvalid, fsType)
+		return fmt.Errorf("%w: cannot grow a %q filesystem", core.ErrInvalid, fsType)
 	}
 	if err != nil {
 		return fmt.Errorf("failed to grow %s on %s: %w", fsType, device, err)
@@ -196,7 +196,7 @@ type DRBDDevices struct {
 	Dir string
 }
 
-func (d DRBDDevices) Device(_ context.Context, v site.Volume) (string, error) {
+func (d DRBDDevices) Device(_ context.Context, v core.Volume) (string, error) {
 	dir := d.Dir
 	if dir == "" {
 		dir = "/dev"
@@ -214,7 +214,7 @@ type LinkDevices struct {
 	Dir string
 }
 
-func (d LinkDevices) Device(_ context.Context, v site.Volume) (string, error) {
+func (d LinkDevices) Device(_ context.Context, v core.Volume) (string, error) {
 	path, err := filepath.EvalSymlinks(filepath.Join(d.Dir, v.Dataset()))
 	if err != nil {
 		return "", fmt.Errorf("%w: %s of %s: %w", ErrDeviceNotReady, filepath.Join(d.Dir, v.Dataset()), v.Ref, err)

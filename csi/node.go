@@ -8,7 +8,7 @@ import (
 	"github.com/container-storage-interface/spec/lib/go/csi"
 
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 // Topology keys NodeGetInfo reports.
@@ -25,7 +25,7 @@ const blockFile = "device"
 type Devices interface {
 	// Device is the path of v's block device here. ErrDeviceNotReady while
 	// the node agent has not brought it up (the kubelet retries).
-	Device(ctx context.Context, v site.Volume) (string, error)
+	Device(ctx context.Context, v core.Volume) (string, error)
 }
 
 // VolumeStats is what NodeGetVolumeStats reports of a path.
@@ -144,7 +144,7 @@ func (n *Node) stageBlock(ctx context.Context, device, staging string) error {
 
 // stageFilesystem mounts the device at the staging path, formatting it only
 // when rule 7 says so, and records the filesystem it found or made.
-func (n *Node) stageFilesystem(ctx context.Context, set *Set, v site.Volume, device, staging string, mount *csi.VolumeCapability_MountVolume) error {
+func (n *Node) stageFilesystem(ctx context.Context, set *Set, v core.Volume, device, staging string, mount *csi.VolumeCapability_MountVolume) error {
 	if mounted, err := n.Mounter.Mounted(ctx, staging); err != nil || mounted {
 		return err
 	}
@@ -322,33 +322,33 @@ func (n *Node) NodeExpandVolume(ctx context.Context, req *csi.NodeExpandVolumeRe
 }
 
 // expand grows the filesystem at path to the device's new size.
-func (n *Node) expand(ctx context.Context, set *Set, handle chain.Ref, path string, block bool) (site.Volume, error) {
+func (n *Node) expand(ctx context.Context, set *Set, handle chain.Ref, path string, block bool) (core.Volume, error) {
 	end, err := localEnd(ctx, set, handle)
 	if err != nil {
-		return site.Volume{}, err
+		return core.Volume{}, err
 	}
 	api, err := set.Cluster(end.Cluster)
 	if err != nil {
-		return site.Volume{}, err
+		return core.Volume{}, err
 	}
 	v, err := api.Volume(ctx, end)
 	if err != nil {
-		return site.Volume{}, err
+		return core.Volume{}, err
 	}
 	device, err := n.Devices.Device(ctx, v)
-	if err != nil || block || v.VolumeMode == site.Block {
+	if err != nil || block || v.VolumeMode == core.Block {
 		return v, err
 	}
 	mounted, err := n.Mounter.Mounted(ctx, path)
 	if err != nil {
-		return site.Volume{}, err
+		return core.Volume{}, err
 	}
 	if !mounted {
-		return site.Volume{}, fmt.Errorf("%w: nothing is mounted at %s", ErrNotMounted, path)
+		return core.Volume{}, fmt.Errorf("%w: nothing is mounted at %s", ErrNotMounted, path)
 	}
 	fsType, err := n.Mounter.Filesystem(ctx, device)
 	if err != nil {
-		return site.Volume{}, err
+		return core.Volume{}, err
 	}
 	return v, n.Mounter.Resize(ctx, device, path, fsType)
 }

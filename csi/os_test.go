@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 // loopDevices is the node's Devices on the real OS for tests: each member's
@@ -56,7 +56,7 @@ func newLoopDevices(t testing.TB) *loopDevices {
 	return d
 }
 
-func (d *loopDevices) Device(ctx context.Context, v site.Volume) (string, error) {
+func (d *loopDevices) Device(ctx context.Context, v core.Volume) (string, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	file := filepath.Join(d.dir, v.Dataset()+".img")

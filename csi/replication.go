@@ -13,7 +13,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 // TargetClusterParameter names the cluster Enable ships to when the clusters
@@ -173,7 +173,7 @@ func (c call) onLastLocal(ctx context.Context, op string, apply func(clusterAPI,
 		return err
 	}
 	err = apply(api, member.Ref)
-	if errors.Is(err, site.ErrNotFound) && c.chain.Contains(member.Ref) {
+	if errors.Is(err, core.ErrNotFound) && c.chain.Contains(member.Ref) {
 		return nil
 	}
 	return err
@@ -203,7 +203,7 @@ func (c call) promote(ctx context.Context, force bool) error {
 		return fmt.Errorf("%w: the chain's end %s is on this site, whose cluster did not answer", chain.ErrUnreachable, end.Ref)
 	case here && len(c.set.Local()) > 0:
 		return fmt.Errorf("%w: the chain's end %s is on this site and %s: there is nothing to fail over from",
-			site.ErrNotActive, end.Ref, end.State)
+			core.ErrNotActive, end.Ref, end.State)
 	}
 	local, err := localCluster(c.set, end.Ref)
 	if err != nil {
@@ -279,7 +279,7 @@ func (r *Replication) GetVolumeReplicationInfo(ctx context.Context, req *replica
 
 // replicationInfo renders the end's status; a pairing that never synced has
 // no last sync time.
-func replicationInfo(st site.Status) *replication.GetVolumeReplicationInfoResponse {
+func replicationInfo(st core.Status) *replication.GetVolumeReplicationInfoResponse {
 	out := &replication.GetVolumeReplicationInfoResponse{StatusMessage: st.Message}
 	if !st.LastSyncTime.IsZero() {
 		out.LastSyncTime = timestamppb.New(st.LastSyncTime)
@@ -287,9 +287,9 @@ func replicationInfo(st site.Status) *replication.GetVolumeReplicationInfoRespon
 		out.LastSyncBytes = int64(min(st.LastSyncBytes, 1<<62))
 	}
 	switch st.Health {
-	case site.Healthy:
+	case core.Healthy:
 		out.Status = replication.GetVolumeReplicationInfoResponse_HEALTHY
-	case site.Degraded:
+	case core.Degraded:
 		out.Status = replication.GetVolumeReplicationInfoResponse_DEGRADED
 	default:
 		out.Status = replication.GetVolumeReplicationInfoResponse_UNKNOWN

@@ -11,7 +11,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 // These tests are the seed's commits, each a bug in exactly this driver, run
@@ -103,7 +103,7 @@ func wantCode(t testing.TB, what string, err error, code codes.Code) {
 	}
 }
 
-func (w *world) volume(ref chain.Ref) site.Volume {
+func (w *world) volume(ref chain.Ref) core.Volume {
 	w.t.Helper()
 	v, err := w.api(ref.Cluster).Volume(ctx, ref)
 	w.must(err)

@@ -25,13 +25,13 @@ import (
 	"github.com/baton-dr/baton/csi"
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 	"github.com/baton-dr/baton/storageapi"
 	"github.com/baton-dr/baton/storageapi/storageapitest"
 )
 
 // This file is the world the driver's end-to-end tests run in: two sites'
-// control planes (storage/site over memory stores) serving the real storage
+// control planes (storage/core over memory stores) serving the real storage
 // API over HTTPS, "paper" node agents that obey each node spec the way the
 // real agent does (names of datasets and snapshots only, ZFS's receive rules
 // included), and a driver per site served over real gRPC on unix sockets.
@@ -79,8 +79,8 @@ type world struct {
 type paperNode struct {
 	cluster  chain.ClusterID
 	name     string
-	datasets map[string][]site.SnapshotInfo
-	sent     []site.SendResult
+	datasets map[string][]core.SnapshotInfo
+	sent     []core.SendResult
 }
 
 func newWorld(t testing.TB) *world {
@@ -95,8 +95,8 @@ func newWorld(t testing.TB) *world {
 	peers := map[chain.ClusterID]map[chain.ClusterID]storageapi.Cluster{}
 	for _, id := range []chain.ClusterID{clusterA, clusterB} {
 		peers[id] = map[chain.ClusterID]storageapi.Cluster{}
-		s, err := site.New(site.Config{Cluster: id, Interval: time.Minute, Retention: 2, NewVolumeID: w.newID(id)},
-			site.NewMemoryStore(), storageapi.Peers{Clusters: peers[id]}, w.clock)
+		s, err := core.New(core.Config{Cluster: id, Interval: time.Minute, Retention: 2, NewVolumeID: w.newID(id)},
+			core.NewMemoryStore(), storageapi.Peers{Clusters: peers[id]}, w.clock)
 		w.must(err)
 		w.sites[id] = storageapi.NewLocal(s)
 		server, err := storageapitest.Serve(ca, w.sites[id], "secret-"+string(id[:8]))
@@ -106,9 +106,9 @@ func newWorld(t testing.TB) *world {
 		w.addresses[strings.TrimPrefix(server.URL, "https://")] = id
 		letter := strings.ToLower(string(id[0]))
 		for i := 1; i <= 2; i++ {
-			n := &paperNode{cluster: id, name: fmt.Sprintf("%s%d", letter, i), datasets: map[string][]site.SnapshotInfo{}}
+			n := &paperNode{cluster: id, name: fmt.Sprintf("%s%d", letter, i), datasets: map[string][]core.SnapshotInfo{}}
 			w.nodes = append(w.nodes, n)
-			w.must(w.sites[id].Report(ctx, site.NodeStatus{Node: n.name, Address: n.name, Usage: backend.Usage{SizeBytes: w.nodeBytes, FreeBytes: w.nodeBytes}}))
+			w.must(w.sites[id].Report(ctx, core.NodeStatus{Node: n.name, Address: n.name, Usage: backend.Usage{SizeBytes: w.nodeBytes, FreeBytes: w.nodeBytes}}))
 		}
 	}
 	for from, m := range peers {
@@ -239,12 +239,12 @@ func (w *world) apply(n *paperNode) error {
 			n.datasets[v.Dataset] = nil
 		}
 		for _, name := range v.Snapshots {
-			if !slices.ContainsFunc(n.datasets[v.Dataset], func(s site.SnapshotInfo) bool { return s.Name == name }) {
+			if !slices.ContainsFunc(n.datasets[v.Dataset], func(s core.SnapshotInfo) bool { return s.Name == name }) {
 				w.guids++
-				n.datasets[v.Dataset] = append(n.datasets[v.Dataset], site.SnapshotInfo{Name: name, GUID: fmt.Sprintf("g%d", w.guids)})
+				n.datasets[v.Dataset] = append(n.datasets[v.Dataset], core.SnapshotInfo{Name: name, GUID: fmt.Sprintf("g%d", w.guids)})
 			}
 		}
-		n.datasets[v.Dataset] = slices.DeleteFunc(n.datasets[v.Dataset], func(s site.SnapshotInfo) bool { return slices.Contains(v.Prune, s.Name) })
+		n.datasets[v.Dataset] = slices.DeleteFunc(n.datasets[v.Dataset], func(s core.SnapshotInfo) bool { return slices.Contains(v.Prune, s.Name) })
 	}
 	for _, d := range spec.Destroy {
 		delete(n.datasets, d)
@@ -256,22 +256,22 @@ func (w *world) apply(n *paperNode) error {
 		}
 		n.sent = append(n.sent, result)
 	}
-	status := site.NodeStatus{Node: n.name, Usage: backend.Usage{SizeBytes: w.nodeBytes, FreeBytes: w.nodeBytes}, Sent: n.sent}
+	status := core.NodeStatus{Node: n.name, Usage: backend.Usage{SizeBytes: w.nodeBytes, FreeBytes: w.nodeBytes}, Sent: n.sent}
 	names := make([]string, 0, len(n.datasets))
 	for name := range n.datasets {
 		names = append(names, name)
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		status.Datasets = append(status.Datasets, site.DatasetStatus{Name: name, Snapshots: slices.Clone(n.datasets[name])})
+		status.Datasets = append(status.Datasets, core.DatasetStatus{Name: name, Snapshots: slices.Clone(n.datasets[name])})
 	}
 	n.sent = nil
 	return s.Report(ctx, status)
 }
 
 // ship delivers a stream to every receiver the way zfs recv takes it.
-func (w *world) ship(from *paperNode, send site.SendSpec) (site.SendResult, error) {
-	result := site.SendResult{Dataset: send.Dataset, Snapshot: send.Snapshot, Target: send.Target,
+func (w *world) ship(from *paperNode, send core.SendSpec) (core.SendResult, error) {
+	result := core.SendResult{Dataset: send.Dataset, Snapshot: send.Snapshot, Target: send.Target,
 		Bytes: 4096, Started: w.clock.Now(), Finished: w.clock.Now()}
 	if w.partitioned.Load() {
 		result.Error = "connection refused"
@@ -286,7 +286,7 @@ func (w *world) ship(from *paperNode, send site.SendSpec) (site.SendResult, erro
 		if err != nil {
 			return result, err
 		}
-		if !slices.ContainsFunc(spec.Replicas, func(rs site.ReplicaSpec) bool { return rs.Dataset == send.TargetDataset && rs.Open }) {
+		if !slices.ContainsFunc(spec.Replicas, func(rs core.ReplicaSpec) bool { return rs.Dataset == send.TargetDataset && rs.Open }) {
 			result.Error = "replica closed"
 			return result, nil
 		}
@@ -298,8 +298,8 @@ func (w *world) ship(from *paperNode, send site.SendSpec) (site.SendResult, erro
 	return result, nil
 }
 
-func receive(n *paperNode, send site.SendSpec) error {
-	snap := site.SnapshotInfo{Name: send.Snapshot, GUID: send.GUID}
+func receive(n *paperNode, send core.SendSpec) error {
+	snap := core.SnapshotInfo{Name: send.Snapshot, GUID: send.GUID}
 	existing, exists := n.datasets[send.TargetDataset]
 	if exists && slices.Contains(existing, snap) {
 		return nil
@@ -309,7 +309,7 @@ func receive(n *paperNode, send site.SendSpec) error {
 		if exists {
 			return fmt.Errorf("destination %s exists", send.TargetDataset)
 		}
-		n.datasets[send.TargetDataset] = []site.SnapshotInfo{snap}
+		n.datasets[send.TargetDataset] = []core.SnapshotInfo{snap}
 	case strings.Contains(send.Base, "@"):
 		if exists {
 			return fmt.Errorf("destination %s exists", send.TargetDataset)
@@ -317,7 +317,7 @@ func receive(n *paperNode, send site.SendSpec) error {
 		if !n.holds(send.BaseGUID) {
 			return fmt.Errorf("most recent snapshot does not match incremental source")
 		}
-		n.datasets[send.TargetDataset] = []site.SnapshotInfo{snap}
+		n.datasets[send.TargetDataset] = []core.SnapshotInfo{snap}
 	default:
 		if !exists || len(existing) == 0 || existing[len(existing)-1].GUID != send.BaseGUID {
 			return fmt.Errorf("most recent snapshot of %s does not match incremental source", send.TargetDataset)
@@ -329,7 +329,7 @@ func receive(n *paperNode, send site.SendSpec) error {
 
 func (n *paperNode) holds(guid string) bool {
 	for _, snaps := range n.datasets {
-		if slices.ContainsFunc(snaps, func(s site.SnapshotInfo) bool { return s.GUID == guid }) {
+		if slices.ContainsFunc(snaps, func(s core.SnapshotInfo) bool { return s.GUID == guid }) {
 			return true
 		}
 	}
@@ -410,7 +410,7 @@ func (w *world) serve(server *grpc.Server) (*grpc.ClientConn, string) {
 // fakeDevices names each member's device by its dataset.
 type fakeDevices struct{}
 
-func (fakeDevices) Device(_ context.Context, v site.Volume) (string, error) {
+func (fakeDevices) Device(_ context.Context, v core.Volume) (string, error) {
 	return "/dev/fake/" + v.Dataset(), nil
 }
 

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 const answerCluster chain.ClusterID = "a0a0a0a0-0000-4000-8000-000000000001"
@@ -28,7 +28,7 @@ func TestAnswersMapToTheirSentinels(t *testing.T) {
 		{"a proxy's 502", http.StatusBadGateway, "text/html", nil, chain.ErrUnreachable},
 		{"a bare 429", http.StatusTooManyRequests, "text/plain", nil, ErrInternal},
 	}
-	for _, sentinel := range []error{site.ErrConflict, site.ErrNotFound, ErrInternal, site.ErrNoCapacity} {
+	for _, sentinel := range []error{core.ErrConflict, core.ErrNotFound, ErrInternal, core.ErrNoCapacity} {
 		status, contentType, body := problem(fmt.Errorf("wrapped: %w", sentinel))
 		cases = append(cases, struct {
 			what        string

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 // DefaultCallTimeout bounds one call when ClientConfig leaves it unset.
@@ -184,13 +184,13 @@ func volumePath(ref chain.Ref, op string) string {
 	return p
 }
 
-func (c *Client) CreateVolume(ctx context.Context, request site.CreateRequest) (site.Volume, error) {
-	var v site.Volume
+func (c *Client) CreateVolume(ctx context.Context, request core.CreateRequest) (core.Volume, error) {
+	var v core.Volume
 	return v, c.call(ctx, http.MethodPost, "/v1/volumes", CreateVolumeBody{Request: request}, &v)
 }
 
-func (c *Client) CreateVolumeFrom(ctx context.Context, request site.CreateRequest, source site.CloneSource) (site.Volume, error) {
-	var v site.Volume
+func (c *Client) CreateVolumeFrom(ctx context.Context, request core.CreateRequest, source core.CloneSource) (core.Volume, error) {
+	var v core.Volume
 	return v, c.call(ctx, http.MethodPost, "/v1/volumes", CreateVolumeBody{Request: request, Source: &source}, &v)
 }
 
@@ -198,18 +198,18 @@ func (c *Client) DeleteVolume(ctx context.Context, ref chain.Ref) error {
 	return c.call(ctx, http.MethodDelete, volumePath(ref, ""), nil, nil)
 }
 
-func (c *Client) ExpandVolume(ctx context.Context, ref chain.Ref, sizeBytes uint64) (site.Volume, error) {
-	var v site.Volume
+func (c *Client) ExpandVolume(ctx context.Context, ref chain.Ref, sizeBytes uint64) (core.Volume, error) {
+	var v core.Volume
 	return v, c.call(ctx, http.MethodPost, volumePath(ref, "expand"), expandBody{SizeBytes: sizeBytes}, &v)
 }
 
-func (c *Client) Volume(ctx context.Context, ref chain.Ref) (site.Volume, error) {
-	var v site.Volume
+func (c *Client) Volume(ctx context.Context, ref chain.Ref) (core.Volume, error) {
+	var v core.Volume
 	return v, c.call(ctx, http.MethodGet, volumePath(ref, ""), nil, &v)
 }
 
-func (c *Client) Attach(ctx context.Context, member chain.Ref, node string) (site.Volume, error) {
-	var v site.Volume
+func (c *Client) Attach(ctx context.Context, member chain.Ref, node string) (core.Volume, error) {
+	var v core.Volume
 	return v, c.call(ctx, http.MethodPost, volumePath(member, "attach"), attachBody{Node: node}, &v)
 }
 
@@ -222,17 +222,17 @@ func (c *Client) Capacity(ctx context.Context, placeCount int) (uint64, error) {
 	return a.Bytes, c.call(ctx, http.MethodGet, "/v1/capacity?place_count="+strconv.Itoa(placeCount), nil, &a)
 }
 
-func (c *Client) CreateSnapshot(ctx context.Context, member chain.Ref, name string) (site.Snapshot, error) {
-	var s site.Snapshot
+func (c *Client) CreateSnapshot(ctx context.Context, member chain.Ref, name string) (core.Snapshot, error) {
+	var s core.Snapshot
 	return s, c.call(ctx, http.MethodPost, "/v1/snapshots", snapshotBody{Member: member, Name: name}, &s)
 }
 
-func (c *Client) DeleteSnapshot(ctx context.Context, ref site.SnapshotRef) error {
+func (c *Client) DeleteSnapshot(ctx context.Context, ref core.SnapshotRef) error {
 	return c.call(ctx, http.MethodDelete, "/v1/snapshots/"+url.PathEscape(ref.String()), nil, nil)
 }
 
-func (c *Client) ListSnapshots(ctx context.Context) ([]site.Snapshot, error) {
-	var out []site.Snapshot
+func (c *Client) ListSnapshots(ctx context.Context) ([]core.Snapshot, error) {
+	var out []core.Snapshot
 	return out, c.call(ctx, http.MethodGet, "/v1/snapshots", nil, &out)
 }
 
@@ -254,8 +254,8 @@ func (c *Client) Disable(ctx context.Context, member chain.Ref) error {
 	return c.call(ctx, http.MethodPost, volumePath(member, "disable"), nil, nil)
 }
 
-func (c *Client) Failover(ctx context.Context, source chain.Ref, force bool) (site.Volume, error) {
-	var v site.Volume
+func (c *Client) Failover(ctx context.Context, source chain.Ref, force bool) (core.Volume, error) {
+	var v core.Volume
 	return v, c.call(ctx, http.MethodPost, volumePath(source, "failover"), failoverBody{Force: force}, &v)
 }
 
@@ -268,13 +268,13 @@ func (c *Client) Resync(ctx context.Context, end chain.Ref, failbackSource chain
 	return a.Ready, c.call(ctx, http.MethodPost, volumePath(end, "resync"), resyncBody{FailbackSource: failbackSource}, &a)
 }
 
-func (c *Client) Status(ctx context.Context, member chain.Ref) (site.Status, error) {
-	var s site.Status
+func (c *Client) Status(ctx context.Context, member chain.Ref) (core.Status, error) {
+	var s core.Status
 	return s, c.call(ctx, http.MethodGet, volumePath(member, "status"), nil, &s)
 }
 
-func (c *Client) Handover(ctx context.Context, member chain.Ref) (site.Handover, error) {
-	var h site.Handover
+func (c *Client) Handover(ctx context.Context, member chain.Ref) (core.Handover, error) {
+	var h core.Handover
 	return h, c.call(ctx, http.MethodGet, volumePath(member, "handover"), nil, &h)
 }
 
@@ -282,17 +282,17 @@ func (c *Client) LearnSuccessor(ctx context.Context, member, successor chain.Ref
 	return c.call(ctx, http.MethodPost, volumePath(member, "successor"), successorBody{Successor: successor}, nil)
 }
 
-func (c *Client) PrepareReceive(ctx context.Context, request site.ReceiveRequest) ([]site.Receiver, error) {
-	var out []site.Receiver
+func (c *Client) PrepareReceive(ctx context.Context, request core.ReceiveRequest) ([]core.Receiver, error) {
+	var out []core.Receiver
 	return out, c.call(ctx, http.MethodPost, "/v1/replicas", request, &out)
 }
 
-func (c *Client) Spec(ctx context.Context, node string) (site.NodeSpec, error) {
-	var s site.NodeSpec
+func (c *Client) Spec(ctx context.Context, node string) (core.NodeSpec, error) {
+	var s core.NodeSpec
 	return s, c.call(ctx, http.MethodGet, "/v1/nodes/"+url.PathEscape(node)+"/spec", nil, &s)
 }
 
-func (c *Client) Report(ctx context.Context, status site.NodeStatus) error {
+func (c *Client) Report(ctx context.Context, status core.NodeStatus) error {
 	return c.call(ctx, http.MethodPost, "/v1/nodes/"+url.PathEscape(status.Node)+"/report", status, nil)
 }
 

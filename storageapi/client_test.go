@@ -9,15 +9,15 @@ import (
 
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 	"github.com/baton-dr/baton/storageapi"
 	"github.com/baton-dr/baton/storageapi/storageapitest"
 )
 
 var ctx = context.Background()
 
-func shape(sizeBytes uint64) site.Shape {
-	return site.Shape{SizeBytes: sizeBytes, PlaceCount: 2, VolumeMode: site.Filesystem}
+func shape(sizeBytes uint64) core.Shape {
+	return core.Shape{SizeBytes: sizeBytes, PlaceCount: 2, VolumeMode: core.Filesystem}
 }
 
 // TestOperationsCrossTheWire drives a volume through every operation of the
@@ -25,7 +25,7 @@ func shape(sizeBytes uint64) site.Shape {
 func TestOperationsCrossTheWire(t *testing.T) {
 	p := newPair(t)
 	a, b := p.clients[clusterA], p.clients[clusterB]
-	v, err := a.CreateVolume(ctx, site.CreateRequest{Name: "db", Shape: shape(1 << 30)})
+	v, err := a.CreateVolume(ctx, core.CreateRequest{Name: "db", Shape: shape(1 << 30)})
 	must(t, err)
 	if v.Ref.Cluster != clusterA || v.Root != v.Ref || v.Primary == "" {
 		t.Fatalf("created %+v", v.Member)
@@ -57,7 +57,7 @@ func TestOperationsCrossTheWire(t *testing.T) {
 	if err != nil || len(list) != 1 || list[0].Ref != snap.Ref {
 		t.Fatalf("ListSnapshots = %+v, %v", list, err)
 	}
-	clone, err := a.CreateVolumeFrom(ctx, site.CreateRequest{Name: "restored", Shape: shape(2 << 30)}, site.CloneSource{Snapshot: snap.Ref})
+	clone, err := a.CreateVolumeFrom(ctx, core.CreateRequest{Name: "restored", Shape: shape(2 << 30)}, core.CloneSource{Snapshot: snap.Ref})
 	if err != nil || clone.Origin.Snapshot != snap.Ref.Name() {
 		t.Fatalf("CreateVolumeFrom = %+v, %v", clone.Origin, err)
 	}
@@ -69,8 +69,8 @@ func TestOperationsCrossTheWire(t *testing.T) {
 	if err != nil || len(spec.Volumes) == 0 {
 		t.Fatalf("Spec(%s) = %+v, %v", v.Home, spec, err)
 	}
-	must(t, a.Report(ctx, site.NodeStatus{Node: v.Home, Usage: backend.Usage{SizeBytes: 100 << 30},
-		Datasets: []site.DatasetStatus{{Name: v.Dataset(), Snapshots: []site.SnapshotInfo{{Name: "baton-000001", GUID: "g1"}}}}}))
+	must(t, a.Report(ctx, core.NodeStatus{Node: v.Home, Usage: backend.Usage{SizeBytes: 100 << 30},
+		Datasets: []core.DatasetStatus{{Name: v.Dataset(), Snapshots: []core.SnapshotInfo{{Name: "baton-000001", GUID: "g1"}}}}}))
 	members, err := b.Members(ctx, v.Ref)
 	if err != nil || len(members) != 0 {
 		t.Fatalf("B's members of %s: %v, %v; want none", v.Ref, members, err)
@@ -95,12 +95,12 @@ func TestOperationsCrossTheWire(t *testing.T) {
 		t.Fatalf("Resync of a demoted end before its final sync = %v, %v", ready, err)
 	}
 	must(t, a.Disable(ctx, v.Ref))
-	receivers, err := b.PrepareReceive(ctx, site.ReceiveRequest{Source: v.Ref, Root: v.Ref, Shape: v.Shape})
+	receivers, err := b.PrepareReceive(ctx, core.ReceiveRequest{Source: v.Ref, Root: v.Ref, Shape: v.Shape})
 	if err != nil || len(receivers) == 0 {
 		t.Fatalf("PrepareReceive = %v, %v", receivers, err)
 	}
 	must(t, a.LearnSuccessor(ctx, v.Ref, chain.Ref{Cluster: clusterB, Volume: "bbbbbbbb-0000-4000-8000-000000000099"}))
-	if _, err := b.Failover(ctx, v.Ref, true); !errors.Is(err, site.ErrNoSnapshot) {
+	if _, err := b.Failover(ctx, v.Ref, true); !errors.Is(err, core.ErrNoSnapshot) {
 		t.Fatalf("Failover of a replica that received nothing: %v, want ErrNoSnapshot", err)
 	}
 	must(t, a.DeleteVolume(ctx, clone.Ref))
@@ -110,7 +110,7 @@ func TestOperationsCrossTheWire(t *testing.T) {
 func TestSentinelsCrossTheWire(t *testing.T) {
 	p := newPair(t)
 	a, b := p.clients[clusterA], p.clients[clusterB]
-	v, err := a.CreateVolume(ctx, site.CreateRequest{Name: "db", Shape: shape(1 << 30)})
+	v, err := a.CreateVolume(ctx, core.CreateRequest{Name: "db", Shape: shape(1 << 30)})
 	must(t, err)
 	stranger := chain.Ref{Cluster: clusterA, Volume: "aaaaaaaa-0000-4000-8000-000000000777"}
 	must(t, a.LearnSuccessor(ctx, v.Ref, chain.Ref{Cluster: clusterB, Volume: "bbbbbbbb-0000-4000-8000-000000000001"}))
@@ -119,25 +119,25 @@ func TestSentinelsCrossTheWire(t *testing.T) {
 		call func() error
 		want error
 	}{
-		{"not found", func() error { _, err := a.Volume(ctx, stranger); return err }, site.ErrNotFound},
+		{"not found", func() error { _, err := a.Volume(ctx, stranger); return err }, core.ErrNotFound},
 		{"exists", func() error {
-			_, err := a.CreateVolume(ctx, site.CreateRequest{Name: "db", Shape: shape(2 << 30)})
+			_, err := a.CreateVolume(ctx, core.CreateRequest{Name: "db", Shape: shape(2 << 30)})
 			return err
-		}, site.ErrExists},
-		{"invalid", func() error { _, err := a.CreateVolume(ctx, site.CreateRequest{Shape: shape(1)}); return err }, site.ErrInvalid},
-		{"not local", func() error { _, err := b.Volume(ctx, v.Ref); return err }, site.ErrNotLocal},
-		{"no replica", func() error { _, err := b.Failover(ctx, stranger, true); return err }, site.ErrNoReplica},
+		}, core.ErrExists},
+		{"invalid", func() error { _, err := a.CreateVolume(ctx, core.CreateRequest{Shape: shape(1)}); return err }, core.ErrInvalid},
+		{"not local", func() error { _, err := b.Volume(ctx, v.Ref); return err }, core.ErrNotLocal},
+		{"no replica", func() error { _, err := b.Failover(ctx, stranger, true); return err }, core.ErrNoReplica},
 		{"no capacity", func() error {
-			_, err := a.CreateVolume(ctx, site.CreateRequest{Name: "huge", Shape: shape(1 << 50)})
+			_, err := a.CreateVolume(ctx, core.CreateRequest{Name: "huge", Shape: shape(1 << 50)})
 			return err
-		}, site.ErrNoCapacity},
+		}, core.ErrNoCapacity},
 		{"conflict", func() error {
 			return a.LearnSuccessor(ctx, v.Ref, chain.Ref{Cluster: clusterB, Volume: "bbbbbbbb-0000-4000-8000-000000000002"})
-		}, site.ErrConflict},
-		{"not active", func() error { _, err := a.Attach(ctx, v.Ref, "n1"); return err }, site.ErrNotActive},
+		}, core.ErrConflict},
+		{"not active", func() error { _, err := a.Attach(ctx, v.Ref, "n1"); return err }, core.ErrNotActive},
 		{"malformed snapshot", func() error {
-			return a.DeleteSnapshot(ctx, site.SnapshotRef{Member: v.Ref, Snapshot: "not-a-uuid"})
-		}, site.ErrMalformedSnapshotRef},
+			return a.DeleteSnapshot(ctx, core.SnapshotRef{Member: v.Ref, Snapshot: "not-a-uuid"})
+		}, core.ErrMalformedSnapshotRef},
 	}
 	for _, tt := range tests {
 		err := tt.call()
@@ -154,13 +154,13 @@ func TestSentinelsCrossTheWire(t *testing.T) {
 func TestAPeerThatCannotBeAskedIsPeerUnreachable(t *testing.T) {
 	p := newPair(t)
 	a, b := p.clients[clusterA], p.clients[clusterB]
-	v, err := a.CreateVolume(ctx, site.CreateRequest{Name: "db", Shape: shape(1 << 30)})
+	v, err := a.CreateVolume(ctx, core.CreateRequest{Name: "db", Shape: shape(1 << 30)})
 	must(t, err)
 	must(t, a.Enable(ctx, v.Ref, clusterB))
-	must(t, p.locals[clusterB].Report(ctx, site.NodeStatus{Node: "n1", Usage: backend.Usage{SizeBytes: 100 << 30},
-		Datasets: []site.DatasetStatus{{Name: "rep-" + string(v.Ref.Volume), Snapshots: []site.SnapshotInfo{{Name: "baton-000001", GUID: "g1"}}}}}))
+	must(t, p.locals[clusterB].Report(ctx, core.NodeStatus{Node: "n1", Usage: backend.Usage{SizeBytes: 100 << 30},
+		Datasets: []core.DatasetStatus{{Name: "rep-" + string(v.Ref.Volume), Snapshots: []core.SnapshotInfo{{Name: "baton-000001", GUID: "g1"}}}}}))
 	p.servers[clusterA].Cut()
-	if _, err := b.Failover(ctx, v.Ref, false); !errors.Is(err, site.ErrPeerUnreachable) {
+	if _, err := b.Failover(ctx, v.Ref, false); !errors.Is(err, core.ErrPeerUnreachable) {
 		t.Fatalf("fail-over without force while A is cut off: %v, want ErrPeerUnreachable", err)
 	}
 	if _, err := a.Volume(ctx, v.Ref); !errors.Is(err, chain.ErrUnreachable) {

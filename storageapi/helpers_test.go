@@ -7,7 +7,7 @@ import (
 
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 	"github.com/baton-dr/baton/storageapi"
 	"github.com/baton-dr/baton/storageapi/storageapitest"
 )
@@ -22,18 +22,18 @@ type clock struct{ now time.Time }
 func (c *clock) Now() time.Time { return c.now }
 
 // newSite is a site over a memory store with two 100 GiB nodes, n1 and n2.
-func newSite(t testing.TB, id chain.ClusterID, peers site.Peers) *storageapi.Local {
+func newSite(t testing.TB, id chain.ClusterID, peers core.Peers) *storageapi.Local {
 	t.Helper()
 	next := 0
-	s, err := site.New(site.Config{Cluster: id, NewVolumeID: func() chain.VolumeID {
+	s, err := core.New(core.Config{Cluster: id, NewVolumeID: func() chain.VolumeID {
 		next++
 		return chain.VolumeID(fmt.Sprintf("%s-0000-4000-8000-%012d", id[:8], next))
-	}}, site.NewMemoryStore(), peers, &clock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)})
+	}}, core.NewMemoryStore(), peers, &clock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range []string{"n1", "n2"} {
-		if err := s.Report(site.NodeStatus{Node: n, Address: n, Usage: backend.Usage{SizeBytes: 100 << 30, FreeBytes: 100 << 30}}); err != nil {
+		if err := s.Report(core.NodeStatus{Node: n, Address: n, Usage: backend.Usage{SizeBytes: 100 << 30, FreeBytes: 100 << 30}}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -5,13 +5,13 @@ import (
 	"sync"
 
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 // Local is the Cluster of the site this process runs: the control plane itself,
 // served by Server and called directly by the simulation.
 //
-// Every call takes one mutex. site.Site is not safe for concurrent use, and its
+// Every call takes one mutex. core.Site is not safe for concurrent use, and its
 // operations read and write several records (a fail-over writes a volume, a
 // replica and a pairing), so serialising whole calls keeps each one atomic
 // without a transaction in the store. The finer lock is per chain root, taken
@@ -28,13 +28,13 @@ type Local struct {
 // Acquire hands out the site under the lock that serialises its calls, with
 // the function that releases it; an error when there is no site to serve yet
 // (an operator that has not loaded its StorageCluster).
-type Acquire func(ctx context.Context) (s *site.Site, release func(), err error)
+type Acquire func(ctx context.Context) (s *core.Site, release func(), err error)
 
 // NewLocal serves s under a mutex of its own.
-func NewLocal(s *site.Site) *Local {
+func NewLocal(s *core.Site) *Local {
 	var mu sync.Mutex
 	return &Local{
-		acquire: func(context.Context) (*site.Site, func(), error) {
+		acquire: func(context.Context) (*core.Site, func(), error) {
 			mu.Lock()
 			return s, mu.Unlock, nil
 		},
@@ -52,20 +52,20 @@ var _ Cluster = (*Local)(nil)
 
 func (l *Local) ID() chain.ClusterID { return l.id() }
 
-func (l *Local) CreateVolume(ctx context.Context, request site.CreateRequest) (site.Volume, error) {
+func (l *Local) CreateVolume(ctx context.Context, request core.CreateRequest) (core.Volume, error) {
 	s, release, err := l.acquire(ctx)
 	if err != nil {
-		var zero site.Volume
+		var zero core.Volume
 		return zero, err
 	}
 	defer release()
 	return s.CreateVolume(request)
 }
 
-func (l *Local) CreateVolumeFrom(ctx context.Context, request site.CreateRequest, source site.CloneSource) (site.Volume, error) {
+func (l *Local) CreateVolumeFrom(ctx context.Context, request core.CreateRequest, source core.CloneSource) (core.Volume, error) {
 	s, release, err := l.acquire(ctx)
 	if err != nil {
-		var zero site.Volume
+		var zero core.Volume
 		return zero, err
 	}
 	defer release()
@@ -81,30 +81,30 @@ func (l *Local) DeleteVolume(ctx context.Context, ref chain.Ref) error {
 	return s.DeleteVolume(ref)
 }
 
-func (l *Local) ExpandVolume(ctx context.Context, ref chain.Ref, sizeBytes uint64) (site.Volume, error) {
+func (l *Local) ExpandVolume(ctx context.Context, ref chain.Ref, sizeBytes uint64) (core.Volume, error) {
 	s, release, err := l.acquire(ctx)
 	if err != nil {
-		var zero site.Volume
+		var zero core.Volume
 		return zero, err
 	}
 	defer release()
 	return s.ExpandVolume(ref, sizeBytes)
 }
 
-func (l *Local) Volume(ctx context.Context, ref chain.Ref) (site.Volume, error) {
+func (l *Local) Volume(ctx context.Context, ref chain.Ref) (core.Volume, error) {
 	s, release, err := l.acquire(ctx)
 	if err != nil {
-		var zero site.Volume
+		var zero core.Volume
 		return zero, err
 	}
 	defer release()
 	return s.Volume(ref)
 }
 
-func (l *Local) Attach(ctx context.Context, member chain.Ref, node string) (site.Volume, error) {
+func (l *Local) Attach(ctx context.Context, member chain.Ref, node string) (core.Volume, error) {
 	s, release, err := l.acquire(ctx)
 	if err != nil {
-		var zero site.Volume
+		var zero core.Volume
 		return zero, err
 	}
 	defer release()
@@ -130,17 +130,17 @@ func (l *Local) Capacity(ctx context.Context, placeCount int) (uint64, error) {
 	return s.Capacity(placeCount)
 }
 
-func (l *Local) CreateSnapshot(ctx context.Context, member chain.Ref, name string) (site.Snapshot, error) {
+func (l *Local) CreateSnapshot(ctx context.Context, member chain.Ref, name string) (core.Snapshot, error) {
 	s, release, err := l.acquire(ctx)
 	if err != nil {
-		var zero site.Snapshot
+		var zero core.Snapshot
 		return zero, err
 	}
 	defer release()
 	return s.CreateSnapshot(member, name)
 }
 
-func (l *Local) DeleteSnapshot(ctx context.Context, ref site.SnapshotRef) error {
+func (l *Local) DeleteSnapshot(ctx context.Context, ref core.SnapshotRef) error {
 	s, release, err := l.acquire(ctx)
 	if err != nil {
 		return err
@@ -149,10 +149,10 @@ func (l *Local) DeleteSnapshot(ctx context.Context, ref site.SnapshotRef) error 
 	return s.DeleteSnapshot(ref)
 }
 
-func (l *Local) ListSnapshots(ctx context.Context) ([]site.Snapshot, error) {
+func (l *Local) ListSnapshots(ctx context.Context) ([]core.Snapshot, error) {
 	s, release, err := l.acquire(ctx)
 	if err != nil {
-		var zero []site.Snapshot
+		var zero []core.Snapshot
 		return zero, err
 	}
 	defer release()
@@ -198,10 +198,10 @@ func (l *Local) Disable(ctx context.Context, member chain.Ref) error {
 	return s.Disable(member)
 }
 
-func (l *Local) Failover(ctx context.Context, source chain.Ref, force bool) (site.Volume, error) {
+func (l *Local) Failover(ctx context.Context, source chain.Ref, force bool) (core.Volume, error) {
 	s, release, err := l.acquire(ctx)
 	if err != nil {
-		var zero site.Volume
+		var zero core.Volume
 		return zero, err
 	}
 	defer release()
@@ -228,20 +228,20 @@ func (l *Local) Resync(ctx context.Context, end chain.Ref, failbackSource chain.
 	return s.Resync(end, failbackSource)
 }
 
-func (l *Local) Status(ctx context.Context, member chain.Ref) (site.Status, error) {
+func (l *Local) Status(ctx context.Context, member chain.Ref) (core.Status, error) {
 	s, release, err := l.acquire(ctx)
 	if err != nil {
-		var zero site.Status
+		var zero core.Status
 		return zero, err
 	}
 	defer release()
 	return s.Status(member)
 }
 
-func (l *Local) Handover(ctx context.Context, member chain.Ref) (site.Handover, error) {
+func (l *Local) Handover(ctx context.Context, member chain.Ref) (core.Handover, error) {
 	s, release, err := l.acquire(ctx)
 	if err != nil {
-		var zero site.Handover
+		var zero core.Handover
 		return zero, err
 	}
 	defer release()
@@ -257,27 +257,27 @@ func (l *Local) LearnSuccessor(ctx context.Context, member, successor chain.Ref)
 	return s.LearnSuccessor(member, successor)
 }
 
-func (l *Local) PrepareReceive(ctx context.Context, request site.ReceiveRequest) ([]site.Receiver, error) {
+func (l *Local) PrepareReceive(ctx context.Context, request core.ReceiveRequest) ([]core.Receiver, error) {
 	s, release, err := l.acquire(ctx)
 	if err != nil {
-		var zero []site.Receiver
+		var zero []core.Receiver
 		return zero, err
 	}
 	defer release()
 	return s.PrepareReceive(request)
 }
 
-func (l *Local) Spec(ctx context.Context, node string) (site.NodeSpec, error) {
+func (l *Local) Spec(ctx context.Context, node string) (core.NodeSpec, error) {
 	s, release, err := l.acquire(ctx)
 	if err != nil {
-		var zero site.NodeSpec
+		var zero core.NodeSpec
 		return zero, err
 	}
 	defer release()
 	return s.Spec(node)
 }
 
-func (l *Local) Report(ctx context.Context, status site.NodeStatus) error {
+func (l *Local) Report(ctx context.Context, status core.NodeStatus) error {
 	s, release, err := l.acquire(ctx)
 	if err != nil {
 		return err

@@ -6,10 +6,10 @@ import (
 	"time"
 
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
-// Peers is site.Peers over the storage APIs of the other sites: how a site's
+// Peers is core.Peers over the storage APIs of the other sites: how a site's
 // control plane reaches its peers in production (and in tests through real
 // HTTPS). A cluster it does not know is unreachable: configuration may name it
 // later, and the site asks again on its next Tick.
@@ -19,7 +19,7 @@ type Peers struct {
 	CallTimeout time.Duration
 }
 
-var _ site.Peers = Peers{}
+var _ core.Peers = Peers{}
 
 func (p Peers) to(id chain.ClusterID) (Cluster, context.Context, context.CancelFunc, error) {
 	c, ok := p.Clusters[id]
@@ -34,10 +34,10 @@ func (p Peers) to(id chain.ClusterID) (Cluster, context.Context, context.CancelF
 	return c, ctx, cancel, nil
 }
 
-func (p Peers) Handover(source chain.Ref) (site.Handover, error) {
+func (p Peers) Handover(source chain.Ref) (core.Handover, error) {
 	c, ctx, cancel, err := p.to(source.Cluster)
 	if err != nil {
-		return site.Handover{}, err
+		return core.Handover{}, err
 	}
 	defer cancel()
 	return c.Handover(ctx, source)
@@ -52,7 +52,7 @@ func (p Peers) LearnSuccessor(member, successor chain.Ref) error {
 	return c.LearnSuccessor(ctx, member, successor)
 }
 
-func (p Peers) PrepareReceive(target chain.ClusterID, request site.ReceiveRequest) ([]site.Receiver, error) {
+func (p Peers) PrepareReceive(target chain.ClusterID, request core.ReceiveRequest) ([]core.Receiver, error) {
 	c, ctx, cancel, err := p.to(target)
 	if err != nil {
 		return nil, err

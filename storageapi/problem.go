@@ -7,10 +7,10 @@ import (
 	"net/http"
 
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
-// Errors of the API itself, beside the storage/site sentinels.
+// Errors of the API itself, beside the storage/core sentinels.
 var (
 	// ErrUnauthorized: the request carried no bearer token (401).
 	ErrUnauthorized = errors.New("no bearer token")
@@ -30,24 +30,24 @@ var kinds = []struct {
 	err    error
 	status int
 }{
-	{"not-found", site.ErrNotFound, http.StatusNotFound},
-	{"exists", site.ErrExists, http.StatusConflict},
-	{"too-large", errTooLarge, http.StatusRequestEntityTooLarge}, // before "invalid": it wraps site.ErrInvalid
-	{"invalid", site.ErrInvalid, http.StatusBadRequest},
+	{"not-found", core.ErrNotFound, http.StatusNotFound},
+	{"exists", core.ErrExists, http.StatusConflict},
+	{"too-large", errTooLarge, http.StatusRequestEntityTooLarge}, // before "invalid": it wraps core.ErrInvalid
+	{"invalid", core.ErrInvalid, http.StatusBadRequest},
 	{"malformed-ref", chain.ErrMalformedRef, http.StatusBadRequest},
-	{"malformed-snapshot", site.ErrMalformedSnapshotRef, http.StatusBadRequest},
-	{"not-local", site.ErrNotLocal, http.StatusMisdirectedRequest},
-	{"peer-unreachable", site.ErrPeerUnreachable, http.StatusConflict},
-	{"peer-primary", site.ErrPeerPrimary, http.StatusConflict},
-	{"final-sync-pending", site.ErrFinalSyncPending, http.StatusConflict},
-	{"no-replica", site.ErrNoReplica, http.StatusConflict},
-	{"no-snapshot", site.ErrNoSnapshot, http.StatusConflict},
-	{"superseded", site.ErrSuperseded, http.StatusConflict},
-	{"replicated", site.ErrReplicated, http.StatusConflict},
-	{"no-capacity", site.ErrNoCapacity, http.StatusInsufficientStorage},
-	{"conflict", site.ErrConflict, http.StatusConflict},
-	{"not-active", site.ErrNotActive, http.StatusConflict},
-	{"not-placed", site.ErrNotPlaced, http.StatusConflict},
+	{"malformed-snapshot", core.ErrMalformedSnapshotRef, http.StatusBadRequest},
+	{"not-local", core.ErrNotLocal, http.StatusMisdirectedRequest},
+	{"peer-unreachable", core.ErrPeerUnreachable, http.StatusConflict},
+	{"peer-primary", core.ErrPeerPrimary, http.StatusConflict},
+	{"final-sync-pending", core.ErrFinalSyncPending, http.StatusConflict},
+	{"no-replica", core.ErrNoReplica, http.StatusConflict},
+	{"no-snapshot", core.ErrNoSnapshot, http.StatusConflict},
+	{"superseded", core.ErrSuperseded, http.StatusConflict},
+	{"replicated", core.ErrReplicated, http.StatusConflict},
+	{"no-capacity", core.ErrNoCapacity, http.StatusInsufficientStorage},
+	{"conflict", core.ErrConflict, http.StatusConflict},
+	{"not-active", core.ErrNotActive, http.StatusConflict},
+	{"not-placed", core.ErrNotPlaced, http.StatusConflict},
 	// A server that could not reach a third site answers; it is not itself
 	// unreachable.
 	{"peer-unreachable", chain.ErrUnreachable, http.StatusConflict},
@@ -56,8 +56,8 @@ var kinds = []struct {
 	{"no-route", errNoRoute, http.StatusNotFound},
 }
 
-// errTooLarge is a request body over the limit; the client sees site.ErrInvalid.
-var errTooLarge = fmt.Errorf("%w: request body too large", site.ErrInvalid)
+// errTooLarge is a request body over the limit; the client sees core.ErrInvalid.
+var errTooLarge = fmt.Errorf("%w: request body too large", core.ErrInvalid)
 
 // Problem is an RFC 9457 problem document with baton's machine-readable kind.
 type Problem struct {
@@ -119,7 +119,7 @@ func (e *ProblemError) Error() string {
 func (e *ProblemError) Unwrap() error { return e.sentinel }
 
 // errorOf maps a problem document back to its sentinel: the first entry of
-// kinds with its kind (errTooLarge wraps site.ErrInvalid).
+// kinds with its kind (errTooLarge wraps core.ErrInvalid).
 func errorOf(p Problem) error {
 	e := &ProblemError{Problem: p, sentinel: ErrInternal}
 	for _, k := range kinds {

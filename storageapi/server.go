@@ -16,13 +16,13 @@ import (
 	"github.com/go-logr/logr"
 
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 // Server serves one Cluster over HTTPS. Every request carries the cluster's
 // secret as a bearer token: none is 401, another one 403 (the caller holds a
 // token, just not this cluster's). Errors are RFC 9457 problem documents whose
-// kind names the storage/site sentinel.
+// kind names the storage/core sentinel.
 type Server struct {
 	cluster    Cluster
 	secretHash [sha256.Size]byte
@@ -167,7 +167,7 @@ func (s *Server) createVolume(r *http.Request, body []byte) (any, error) {
 		}
 	}
 	if !b.Source.Snapshot.Member.IsZero() {
-		if _, err := site.ParseSnapshotRef(b.Source.Snapshot.String()); err != nil {
+		if _, err := core.ParseSnapshotRef(b.Source.Snapshot.String()); err != nil {
 			return nil, err
 		}
 	}
@@ -335,7 +335,7 @@ func (s *Server) holdings(r *http.Request, _ []byte) (any, error) {
 }
 
 func (s *Server) prepareReceive(r *http.Request, body []byte) (any, error) {
-	b, err := decodeStrict[site.ReceiveRequest](body)
+	b, err := decodeStrict[core.ReceiveRequest](body)
 	if err != nil {
 		return nil, err
 	}
@@ -363,7 +363,7 @@ func (s *Server) listSnapshots(r *http.Request, _ []byte) (any, error) {
 }
 
 func (s *Server) deleteSnapshot(r *http.Request, _ []byte) (any, error) {
-	ref, err := site.ParseSnapshotRef(r.PathValue("id"))
+	ref, err := core.ParseSnapshotRef(r.PathValue("id"))
 	if err != nil {
 		return nil, err
 	}
@@ -373,7 +373,7 @@ func (s *Server) deleteSnapshot(r *http.Request, _ []byte) (any, error) {
 func (s *Server) capacity(r *http.Request, _ []byte) (any, error) {
 	placeCount, err := strconv.Atoi(r.URL.Query().Get("place_count"))
 	if err != nil {
-		return nil, fmt.Errorf("%w: place_count must be an integer", site.ErrInvalid)
+		return nil, fmt.Errorf("%w: place_count must be an integer", core.ErrInvalid)
 	}
 	bytes, err := s.cluster.Capacity(r.Context(), placeCount)
 	return capacityAnswer{Bytes: bytes}, err
@@ -384,12 +384,12 @@ func (s *Server) spec(r *http.Request, _ []byte) (any, error) {
 }
 
 func (s *Server) report(r *http.Request, body []byte) (any, error) {
-	b, err := decodeStrict[site.NodeStatus](body)
+	b, err := decodeStrict[core.NodeStatus](body)
 	if err != nil {
 		return nil, err
 	}
 	if b.Node != r.PathValue("node") {
-		return nil, fmt.Errorf("%w: the report of node %q was sent for node %q", site.ErrInvalid, clip(b.Node, 60), clip(r.PathValue("node"), 60))
+		return nil, fmt.Errorf("%w: the report of node %q was sent for node %q", core.ErrInvalid, clip(b.Node, 60), clip(r.PathValue("node"), 60))
 	}
 	return nil, s.cluster.Report(r.Context(), b)
 }

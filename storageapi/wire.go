@@ -9,10 +9,10 @@ import (
 	"strings"
 
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
-// The wire format: requests and responses are the storage/site records in
+// The wire format: requests and responses are the storage/core records in
 // encoding/json's form, wrapped in the envelopes below where an operation takes
 // scalars. The addressed member, chain root, snapshot or node is in the path.
 // Request bodies are decoded strictly: unknown fields, trailing data and bodies
@@ -24,8 +24,8 @@ const MaxBodyBytes = 4 << 20
 
 // CreateVolumeBody asks for a volume, a clone when Source is set.
 type CreateVolumeBody struct {
-	Request site.CreateRequest
-	Source  *site.CloneSource `json:",omitempty"`
+	Request core.CreateRequest
+	Source  *core.CloneSource `json:",omitempty"`
 }
 
 type expandBody struct{ SizeBytes uint64 }
@@ -43,17 +43,17 @@ type snapshotBody struct {
 type capacityAnswer struct{ Bytes uint64 }
 
 // decodeStrict decodes exactly one JSON value of type T from data, refusing
-// unknown fields and trailing data. Errors wrap site.ErrInvalid and never
+// unknown fields and trailing data. Errors wrap core.ErrInvalid and never
 // quote the body.
 func decodeStrict[T any](data []byte) (T, error) {
 	var v T
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.DisallowUnknownFields()
 	if err := d.Decode(&v); err != nil {
-		return v, fmt.Errorf("%w: %s", site.ErrInvalid, describeJSONError(err))
+		return v, fmt.Errorf("%w: %s", core.ErrInvalid, describeJSONError(err))
 	}
 	if _, err := d.Token(); !errors.Is(err, io.EOF) {
-		return v, fmt.Errorf("%w: trailing data after the JSON value", site.ErrInvalid)
+		return v, fmt.Errorf("%w: trailing data after the JSON value", core.ErrInvalid)
 	}
 	return v, nil
 }
@@ -87,7 +87,7 @@ func validRef(what string, r chain.Ref) error {
 // validCluster refuses a cluster ID that is not a canonical UUID.
 func validCluster(what string, c chain.ClusterID) error {
 	if !chain.IsUUID(string(c)) {
-		return fmt.Errorf("%w: %s %q is not a lowercase UUID", site.ErrInvalid, what, clip(string(c), 60))
+		return fmt.Errorf("%w: %s %q is not a lowercase UUID", core.ErrInvalid, what, clip(string(c), 60))
 	}
 	return nil
 }

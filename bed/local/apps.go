@@ -16,7 +16,7 @@ import (
 	"github.com/baton-dr/baton/bed/ramen"
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/storage/chain"
-	sitecore "github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 	"github.com/baton-dr/baton/workload"
 )
 
@@ -394,7 +394,7 @@ func (b *Bed) originTakenAt(handle string) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, err
 	}
-	volumes := map[chain.Ref]sitecore.Volume{}
+	volumes := map[chain.Ref]core.Volume{}
 	for _, s := range b.sites {
 		vs, err := s.store.Volumes()
 		if err != nil {
@@ -406,7 +406,7 @@ func (b *Bed) originTakenAt(handle string) (time.Time, error) {
 			}
 		}
 	}
-	var end sitecore.Volume
+	var end core.Volume
 	for _, v := range volumes {
 		if v.Successor.IsZero() && v.State == chain.Active {
 			end = v

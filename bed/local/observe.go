@@ -7,7 +7,7 @@ import (
 
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/storage/chain"
-	sitecore "github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 // windowEvents is how many events before a violation its report shows.
@@ -124,7 +124,7 @@ func (b *Bed) Chains() ([]reports.Chain, error) {
 		clusters = append(clusters, s.cluster)
 		siteOf[s.cluster] = s
 	}
-	pairings := map[chain.Ref]sitecore.Pairing{}
+	pairings := map[chain.Ref]core.Pairing{}
 	for _, s := range b.sites {
 		ps, err := s.store.Pairings()
 		if err != nil {

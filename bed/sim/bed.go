@@ -11,7 +11,7 @@ import (
 	"github.com/baton-dr/baton/bed"
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 	"github.com/baton-dr/baton/workload"
 )
 
@@ -45,7 +45,7 @@ func (w *World) Drill(name, on string) (workload.Verdict, error) {
 		if err != nil {
 			return workload.Verdict{}, err
 		}
-		bubble, err := s.Control.Drill(site.DrillRequest{Name: "drill-" + name + "-" + v.name, Root: root})
+		bubble, err := s.Control.Drill(core.DrillRequest{Name: "drill-" + name + "-" + v.name, Root: root})
 		if err != nil {
 			return workload.Verdict{}, fmt.Errorf("drill %s on %s: %w", v.name, on, err)
 		}

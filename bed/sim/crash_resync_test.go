@@ -7,7 +7,7 @@ import (
 
 	bedsim "github.com/baton-dr/baton/bed/sim"
 	"github.com/baton-dr/baton/storage/backend"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 // A Secondary that was down while the Primary took writes must not call
@@ -19,7 +19,7 @@ func TestCrashedSecondaryIsUpToDateOnlyWithTheWritesItMissed(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := w.Site("site-a")
-	v, err := a.Control.CreateVolume(site.CreateRequest{Name: "x", Shape: site.Shape{SizeBytes: 64 << 20, PlaceCount: 2, VolumeMode: site.Block}})
+	v, err := a.Control.CreateVolume(core.CreateRequest{Name: "x", Shape: core.Shape{SizeBytes: 64 << 20, PlaceCount: 2, VolumeMode: core.Block}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/baton-dr/baton/csi"
 	"github.com/baton-dr/baton/storage/backend"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 	"github.com/baton-dr/baton/storageapi"
 )
 
@@ -76,7 +76,7 @@ func (d dialer) Dial(entry storageapi.ClusterEntry) (storageapi.Cluster, error) 
 // made the node primary after Attach.
 type devices struct{ node *Node }
 
-func (d devices) Device(_ context.Context, v site.Volume) (string, error) {
+func (d devices) Device(_ context.Context, v core.Volume) (string, error) {
 	n := d.node
 	if !n.Up {
 		return "", fmt.Errorf("%w: %s is down", csi.ErrDeviceNotReady, n.Endpoint)

@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/baton-dr/baton/reports"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 	"github.com/baton-dr/baton/storageapi"
 )
 
@@ -96,7 +96,7 @@ func (w *World) storageAPIFailure(target *Site, operation string) (failure, bool
 	case 2:
 		return failure{err: problem(errors.New("the record store timed out"))}, true
 	case 3:
-		return failure{err: problem(fmt.Errorf("%w: a concurrent change won", site.ErrConflict))}, true
+		return failure{err: problem(fmt.Errorf("%w: a concurrent change won", core.ErrConflict))}, true
 	default:
 		return failure{err: answer(statusBadGateway, "text/plain", []byte("upstream reset")), after: true}, true
 	}

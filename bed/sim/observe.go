@@ -8,8 +8,8 @@ import (
 
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/storage/chain"
+	"github.com/baton-dr/baton/storage/core"
 	"github.com/baton-dr/baton/storage/replication"
-	"github.com/baton-dr/baton/storage/site"
 	"github.com/baton-dr/baton/workload"
 )
 
@@ -116,7 +116,7 @@ const deltaSlackBytes = 64 << 10
 // base and its snapshot, when the member serves an application: from the
 // previous shipment of the pairing, or -- for a fail-over clone's first
 // delta back, the fail-back -- from the snapshot the clone started from.
-func (w *World) measureChange(s *Site, p site.Pairing, sync *reports.Sync) {
+func (w *World) measureChange(s *Site, p core.Pairing, sync *reports.Sync) {
 	i := slices.IndexFunc(p.Snapshots, func(sn replication.Snapshot) bool { return sn.Name == p.Last.Snapshot })
 	v, err := s.Control.Volume(p.Source)
 	if i < 0 || err != nil {

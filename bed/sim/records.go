@@ -14,14 +14,14 @@ import (
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
 	sitecontroller "github.com/baton-dr/baton/controllers/site"
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 // Records says where a site keeps its records.
 type Records uint8
 
 const (
-	// MemoryRecords: site.MemoryStore, the fastest (sweeps).
+	// MemoryRecords: core.MemoryStore, the fastest (sweeps).
 	MemoryRecords Records = iota
 	// CRDRecords: the operator's CRD-backed store over a per-site fake API
 	// server (controller-runtime's fake client with the CRDs' status
@@ -38,9 +38,9 @@ const siteNamespace = "baton-system"
 // against it). Its StorageNodes exist from the start, as the site's data path
 // needs them, unless the site is undeployed: then the deployment flow creates
 // them, and the nodes' reports are refused until it has.
-func newStore(w *World, name string, cluster chain.ClusterID, nodes []string) (site.Store, *apiServer, error) {
+func newStore(w *World, name string, cluster chain.ClusterID, nodes []string) (core.Store, *apiServer, error) {
 	if w.options.Records == MemoryRecords {
-		return site.NewMemoryStore(), nil, nil
+		return core.NewMemoryStore(), nil, nil
 	}
 	scheme := runtime.NewScheme()
 	if err := v1.AddToScheme(scheme); err != nil {

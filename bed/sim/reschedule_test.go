@@ -6,7 +6,7 @@ import (
 
 	"github.com/baton-dr/baton/bed"
 	bedsim "github.com/baton-dr/baton/bed/sim"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 // A crash of the node under the application's pod moves the pod to the
@@ -78,7 +78,7 @@ func TestAPodLostWithItsNodeRunsOnTheOtherWithEveryAcknowledgedWrite(t *testing.
 func TestASplitBrainInsideASiteIsAViolation(t *testing.T) {
 	w := newWorld(t, 5)
 	a := w.Site("site-a")
-	v, err := a.Control.CreateVolume(site.CreateRequest{Name: "x", Shape: site.Shape{SizeBytes: 64 << 20, PlaceCount: 2, VolumeMode: site.Block}})
+	v, err := a.Control.CreateVolume(core.CreateRequest{Name: "x", Shape: core.Shape{SizeBytes: 64 << 20, PlaceCount: 2, VolumeMode: core.Block}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	simzfs "github.com/baton-dr/baton/sim/zfs"
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 	"github.com/baton-dr/baton/storageapi"
 )
 
@@ -21,10 +21,10 @@ import (
 type Site struct {
 	Name    string
 	Cluster chain.ClusterID
-	Control *site.Site
+	Control *core.Site
 	// API is the operator's storage API (what its HTTPS server serves).
 	API   *storageapi.Local
-	Store site.Store
+	Store core.Store
 	// peers is filled once every site exists.
 	peers map[chain.ClusterID]storageapi.Cluster
 	// api is the simulated API server of a site keeping CRD records, objects
@@ -84,7 +84,7 @@ func newSite(w *World, name string, cluster chain.ClusterID) (*Site, error) {
 		s.objects = objects.client(operatorManager)
 	}
 	ids, tokenKey := w.Sim.Rand("ids/"+name), w.Sim.Rand("tokens/"+name).Uint64()
-	control, err := site.New(site.Config{Cluster: cluster, Interval: w.options.ReplicationInterval, Retention: 3,
+	control, err := core.New(core.Config{Cluster: cluster, Interval: w.options.ReplicationInterval, Retention: 3,
 		NewVolumeID: func() chain.VolumeID {
 			return chain.VolumeID(fmt.Sprintf("%08x-%04x-4%03x-8%03x-%012x", ids.Uint32(), ids.Uint32()&0xffff,
 				ids.Uint32()&0xfff, ids.Uint32()&0xfff, ids.Uint64()&0xffffffffffff))
@@ -118,7 +118,7 @@ func newSite(w *World, name string, cluster chain.ClusterID) (*Site, error) {
 			continue // the node joins once the deployment flow created its StorageNode
 		}
 		usage, _ := n.Pool.Usage()
-		if err := control.Report(site.NodeStatus{Node: n.Name, Address: n.Endpoint, Usage: usage}); err != nil {
+		if err := control.Report(core.NodeStatus{Node: n.Name, Address: n.Endpoint, Usage: usage}); err != nil {
 			return nil, err
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/baton-dr/baton/node/agent"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 // shipTimeout is how long a sender waits for a receiver's acknowledgement
@@ -22,7 +22,7 @@ var ErrShipTimeout = errors.New("stream timed out")
 // in on delivery, and a small acknowledgement travels back.
 type transport struct{ from *Node }
 
-func (t transport) Ship(receiver site.Receiver, header agent.StreamHeader, stream io.ReadCloser,
+func (t transport) Ship(receiver core.Receiver, header agent.StreamHeader, stream io.ReadCloser,
 	done func(bytes uint64, err error)) {
 	w := t.from.site.world
 	size := uint64(1 << 20)

@@ -9,7 +9,7 @@ import (
 	"github.com/baton-dr/baton/sim/drbd"
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 func newWorld(t *testing.T, seed uint64) *bedsim.World {
@@ -61,8 +61,8 @@ func read(t *testing.T, s *bedsim.Site, ref chain.Ref, offset int64) byte {
 func TestDataCrossesSitesAndSurvivesAFailover(t *testing.T) {
 	w := newWorld(t, 1)
 	a, b := w.Site("site-a"), w.Site("site-b")
-	v, err := a.Control.CreateVolume(site.CreateRequest{Name: "pvc-db",
-		Shape: site.Shape{SizeBytes: 1 << 30, PlaceCount: 2, VolumeMode: site.Block}})
+	v, err := a.Control.CreateVolume(core.CreateRequest{Name: "pvc-db",
+		Shape: core.Shape{SizeBytes: 1 << 30, PlaceCount: 2, VolumeMode: core.Block}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestDataCrossesSitesAndSurvivesAFailover(t *testing.T) {
 	}
 	shipped := func() bool {
 		st, _ := a.Control.Status(v.Ref)
-		return st.Health == site.Healthy
+		return st.Health == core.Healthy
 	}
 	if !w.RunUntil(shipped, 2*time.Minute) {
 		t.Fatalf("nothing shipped in two minutes")
@@ -103,8 +103,8 @@ func TestTheSameSeedReplaysTheSameRun(t *testing.T) {
 	hash := func() string {
 		w := newWorld(t, 7)
 		a, b := w.Site("site-a"), w.Site("site-b")
-		v, err := a.Control.CreateVolume(site.CreateRequest{Name: "x",
-			Shape: site.Shape{SizeBytes: 1 << 20, PlaceCount: 1, VolumeMode: site.Block}})
+		v, err := a.Control.CreateVolume(core.CreateRequest{Name: "x",
+			Shape: core.Shape{SizeBytes: 1 << 20, PlaceCount: 1, VolumeMode: core.Block}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,8 +126,8 @@ func TestTheSameSeedReplaysTheSameRun(t *testing.T) {
 func TestDRBDReplicatesInsideASiteAndClonesStartInSync(t *testing.T) {
 	w := newWorld(t, 3)
 	a, b := w.Site("site-a"), w.Site("site-b")
-	v, err := a.Control.CreateVolume(site.CreateRequest{Name: "pvc-db",
-		Shape: site.Shape{SizeBytes: 256 << 20, PlaceCount: 2, VolumeMode: site.Block}})
+	v, err := a.Control.CreateVolume(core.CreateRequest{Name: "pvc-db",
+		Shape: core.Shape{SizeBytes: 256 << 20, PlaceCount: 2, VolumeMode: core.Block}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,7 +35,7 @@ import (
 	"github.com/baton-dr/baton/node/loop"
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 	"github.com/baton-dr/baton/storageapi"
 )
 
@@ -119,17 +119,17 @@ func (wallClock) Now() time.Time { return time.Now() }
 // HTTPS in the test's process.
 type apiSite struct {
 	mu    sync.Mutex
-	site  *site.Site
-	store *site.MemoryStore
+	site  *core.Site
+	store *core.MemoryStore
 	local *storageapi.Local
 	url   string
 }
 
 func newAPISite(t *testing.T, ca *authority, dir string) *apiSite {
 	t.Helper()
-	s := &apiSite{store: site.NewMemoryStore()}
+	s := &apiSite{store: core.NewMemoryStore()}
 	next := 0
-	control, err := site.New(site.Config{Cluster: clusterA, NewVolumeID: func() chain.VolumeID {
+	control, err := core.New(core.Config{Cluster: clusterA, NewVolumeID: func() chain.VolumeID {
 		next++
 		return chain.VolumeID(fmt.Sprintf("aaaaaaaa-0000-4000-8000-%012d", next))
 	}}, s.store, storageapi.Peers{}, wallClock{})
@@ -137,7 +137,7 @@ func newAPISite(t *testing.T, ca *authority, dir string) *apiSite {
 		t.Fatal(err)
 	}
 	s.site = control
-	s.local = storageapi.NewLocalWith(func(context.Context) (*site.Site, func(), error) {
+	s.local = storageapi.NewLocalWith(func(context.Context) (*core.Site, func(), error) {
 		s.mu.Lock()
 		return control, s.mu.Unlock, nil
 	}, control.Cluster)
@@ -154,13 +154,13 @@ func newAPISite(t *testing.T, ca *authority, dir string) *apiSite {
 	return s
 }
 
-func (s *apiSite) node(name string) (site.Node, bool) {
+func (s *apiSite) node(name string) (core.Node, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	nodes, _ := s.store.Nodes()
-	i := slices.IndexFunc(nodes, func(n site.Node) bool { return n.Name == name })
+	i := slices.IndexFunc(nodes, func(n core.Node) bool { return n.Name == name })
 	if i < 0 {
-		return site.Node{}, false
+		return core.Node{}, false
 	}
 	return nodes[i], true
 }
@@ -298,7 +298,7 @@ func waitFor(t *testing.T, p *agentProcess, what string, cond func() error) {
 }
 
 // createVolume creates a volume and waits for the agent to make and link it.
-func (b *bed) createVolume(t *testing.T, p *agentProcess) (site.Volume, string) {
+func (b *bed) createVolume(t *testing.T, p *agentProcess) (core.Volume, string) {
 	t.Helper()
 	waitFor(t, p, "this agent passes and n1 reports", func() error {
 		if passes := reconciledPasses(p.metrics); passes < 1 {
@@ -309,8 +309,8 @@ func (b *bed) createVolume(t *testing.T, p *agentProcess) (site.Volume, string) 
 		}
 		return nil
 	})
-	v, err := b.api.local.CreateVolume(context.Background(), site.CreateRequest{Name: "pvc-1",
-		Shape: site.Shape{SizeBytes: 128 << 20, Provisioning: backend.Thin, PlaceCount: 1, VolumeMode: site.Filesystem}})
+	v, err := b.api.local.CreateVolume(context.Background(), core.CreateRequest{Name: "pvc-1",
+		Shape: core.Shape{SizeBytes: 128 << 20, Provisioning: backend.Thin, PlaceCount: 1, VolumeMode: core.Filesystem}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,9 +24,9 @@ import (
 	site "github.com/baton-dr/baton/controllers/site"
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
+	"github.com/baton-dr/baton/storage/core"
 	"github.com/baton-dr/baton/storage/placement"
 	"github.com/baton-dr/baton/storage/replication"
-	core "github.com/baton-dr/baton/storage/site"
 )
 
 // Two sites on one API server (each a kubeconfig context with its own

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	core "github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 // BenchmarkStore measures the CRD store on the fake client over a site of

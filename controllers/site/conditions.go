@@ -10,8 +10,8 @@ import (
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
 	"github.com/baton-dr/baton/storage/chain"
+	"github.com/baton-dr/baton/storage/core"
 	"github.com/baton-dr/baton/storage/replication"
-	core "github.com/baton-dr/baton/storage/site"
 )
 
 // The conditions are computed from the records alone, at an instant: no I/O,

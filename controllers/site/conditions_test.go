@@ -8,9 +8,9 @@ import (
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
 	"github.com/baton-dr/baton/storage/chain"
+	"github.com/baton-dr/baton/storage/core"
 	"github.com/baton-dr/baton/storage/placement"
 	"github.com/baton-dr/baton/storage/replication"
-	core "github.com/baton-dr/baton/storage/site"
 )
 
 var now = time.Date(2026, 10, 3, 12, 0, 0, 0, time.UTC)

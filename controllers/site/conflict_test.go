@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
-	core "github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 // TestAConflictingWriterIsRetriedAndKept: another writer (a status reconciler

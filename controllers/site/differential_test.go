@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/baton-dr/baton/storage/chain"
-	core "github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 // TestTheCoreRunsOnCRDsAsInMemory runs a volume's life on two sites whose

@@ -1,5 +1,5 @@
 // Package site is baton's site operator: the Kubernetes shell around one
-// site's storage control plane (storage/site, imported here as core).
+// site's storage control plane (storage/core).
 //
 // The CRDs are the state. Store keeps the core's records in Volume,
 // Replication, Replica and StorageNode objects and reads them back exactly as

@@ -5,7 +5,7 @@ import (
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
 	"github.com/baton-dr/baton/storage/backend"
-	core "github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 // renderNode writes a node's record onto its StorageNode. The node's identity

@@ -22,7 +22,7 @@ import (
 	sitecontroller "github.com/baton-dr/baton/controllers/site"
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
-	core "github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 func storageCluster(namespace string) *v1.StorageCluster {

@@ -8,9 +8,9 @@ import (
 
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
+	"github.com/baton-dr/baton/storage/core"
 	"github.com/baton-dr/baton/storage/placement"
 	"github.com/baton-dr/baton/storage/replication"
-	core "github.com/baton-dr/baton/storage/site"
 )
 
 // The records of the store tests: site A's members and pairings, its replicas

@@ -7,7 +7,7 @@ import (
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
 	"github.com/baton-dr/baton/storage/chain"
-	core "github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 // renderReplica writes a replica's record onto its Replica object.

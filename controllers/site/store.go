@@ -14,7 +14,7 @@ import (
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
 	"github.com/baton-dr/baton/storage/chain"
-	core "github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 // ErrUnknownNode reports a node that has no StorageNode of the cluster: nodes

@@ -15,8 +15,8 @@ import (
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
 	sitecontroller "github.com/baton-dr/baton/controllers/site"
 	"github.com/baton-dr/baton/storage/chain"
+	"github.com/baton-dr/baton/storage/core"
 	"github.com/baton-dr/baton/storage/replication"
-	core "github.com/baton-dr/baton/storage/site"
 )
 
 // dump is a record's canonical text: fmt prints nil and empty slices alike

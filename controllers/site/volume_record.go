@@ -10,8 +10,8 @@ import (
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
+	"github.com/baton-dr/baton/storage/core"
 	"github.com/baton-dr/baton/storage/placement"
-	core "github.com/baton-dr/baton/storage/site"
 )
 
 // renderVolume writes a member's record onto its Volume object: the spec, and

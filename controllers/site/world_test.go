@@ -14,14 +14,14 @@ import (
 	sitecontroller "github.com/baton-dr/baton/controllers/site"
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
-	core "github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 // This file is a small world of two sites for the operator's tests: each site's
 // core runs over a twin store (the core's MemoryStore and the CRD Store side by
 // side, every read compared), peers reach each other unless cut off, and
 // "paper" nodes keep dataset and snapshot names and obey each NodeSpec as the
-// node agent does. It is a slimmer copy of storage/site's own test harness,
+// node agent does. It is a slimmer copy of storage/core's own test harness,
 // which a test package cannot import.
 
 type clock struct{ now time.Time }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 // StreamHeader travels ahead of a stream: what it is and where it goes.
@@ -29,7 +29,7 @@ type StreamHeader struct {
 // goroutine in production, from a later event in the simulation. An error
 // wrapping backend.ErrNoBase says the receiver lacks the stream's base.
 type Transport interface {
-	Ship(receiver site.Receiver, header StreamHeader, stream io.ReadCloser, done func(bytes uint64, err error))
+	Ship(receiver core.Receiver, header StreamHeader, stream io.ReadCloser, done func(bytes uint64, err error))
 }
 
 // Options configure an agent.
@@ -51,10 +51,10 @@ type Agent struct {
 	options Options
 
 	mu        sync.Mutex
-	spec      site.NodeSpec // the last spec reconciled; Receive checks against it
+	spec      core.NodeSpec // the last spec reconciled; Receive checks against it
 	inFlight  map[string]bool
 	receiving map[string]bool // datasets taking a stream now
-	finished  []site.SendResult
+	finished  []core.SendResult
 }
 
 // New returns an agent.
@@ -98,7 +98,7 @@ var ErrReceiving = fmt.Errorf("%w: dataset is receiving another stream", backend
 func (a *Agent) admit(header StreamHeader) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	i := slices.IndexFunc(a.spec.Replicas, func(r site.ReplicaSpec) bool { return r.Dataset == header.Dataset })
+	i := slices.IndexFunc(a.spec.Replicas, func(r core.ReplicaSpec) bool { return r.Dataset == header.Dataset })
 	if i < 0 || !a.spec.Replicas[i].Open || a.spec.Replicas[i].Source.Cluster != header.Source {
 		return fmt.Errorf("%w: %s on %s", ErrReplicaClosed, header.Dataset, a.options.Node)
 	}
@@ -119,6 +119,6 @@ func (a *Agent) release(dataset string) {
 	delete(a.receiving, dataset)
 }
 
-func sendKey(s site.SendSpec) string { return s.Dataset + "@" + s.Snapshot + ">" + string(s.Target) }
+func sendKey(s core.SendSpec) string { return s.Dataset + "@" + s.Snapshot + ">" + string(s.Target) }
 
 func (a *Agent) now() time.Time { return a.options.Clock.Now() }

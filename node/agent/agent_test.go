@@ -11,7 +11,7 @@ import (
 	simzfs "github.com/baton-dr/baton/sim/zfs"
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 type clock struct{ now time.Time }
@@ -22,7 +22,7 @@ func (c *clock) Now() time.Time { return c.now }
 // to another agent.
 type loopback struct{ to *agent.Agent }
 
-func (l loopback) Ship(_ site.Receiver, h agent.StreamHeader, stream io.ReadCloser, done func(uint64, error)) {
+func (l loopback) Ship(_ core.Receiver, h agent.StreamHeader, stream io.ReadCloser, done func(uint64, error)) {
 	defer stream.Close()
 	done(1, l.to.Receive(h, stream))
 }
@@ -42,14 +42,14 @@ func newAgent(t *testing.T, pool backend.Pool, cluster chain.ClusterID, transpor
 	return a
 }
 
-func volumeSpec(name string) site.VolumeSpec {
-	return site.VolumeSpec{Dataset: name, SizeBytes: 64 << 20, Up: true, Role: backend.Primary}
+func volumeSpec(name string) core.VolumeSpec {
+	return core.VolumeSpec{Dataset: name, SizeBytes: 64 << 20, Up: true, Role: backend.Primary}
 }
 
 func TestARestartedAgentAdoptsWhatItFinds(t *testing.T) {
 	pool := simzfs.New(simzfs.Options{SizeBytes: 1 << 30, Seed: 1})
 	first := newAgent(t, pool, clusterA, loopback{})
-	spec := site.NodeSpec{Node: "n1", Volumes: []site.VolumeSpec{volumeSpec("vol-1")}}
+	spec := core.NodeSpec{Node: "n1", Volumes: []core.VolumeSpec{volumeSpec("vol-1")}}
 	spec.Volumes[0].Snapshots = []string{"baton-000001"}
 	if st := first.Reconcile(spec); len(st.Errors) > 0 {
 		t.Fatal(st.Errors)
@@ -82,7 +82,7 @@ func TestAVolumeThatHeldDataIsNeverReprovisionedEmpty(t *testing.T) {
 	a := newAgent(t, pool, clusterA, loopback{})
 	spec := volumeSpec("vol-gone")
 	spec.MustExist = true
-	st := a.Reconcile(site.NodeSpec{Node: "n1", Volumes: []site.VolumeSpec{spec}})
+	st := a.Reconcile(core.NodeSpec{Node: "n1", Volumes: []core.VolumeSpec{spec}})
 	if len(st.Errors) != 1 || !strings.Contains(st.Errors[0], "refusing to provision it empty") {
 		t.Fatalf("errors %v, want a refusal to provision", st.Errors)
 	}
@@ -99,21 +99,21 @@ func TestStreamsLandOnlyInOpenReplicasWithTheirToken(t *testing.T) {
 	b := newAgent(t, poolB, clusterB, loopback{})
 	a := newAgent(t, poolA, clusterA, loopback{to: b})
 	source := chain.Ref{Cluster: clusterA, Volume: "00000000-0000-4000-8000-000000000001"}
-	replica := site.ReplicaSpec{Dataset: "rep-1", Source: source, Open: true, Token: "s3cret"}
-	b.Reconcile(site.NodeSpec{Node: "n1", Replicas: []site.ReplicaSpec{replica}})
+	replica := core.ReplicaSpec{Dataset: "rep-1", Source: source, Open: true, Token: "s3cret"}
+	b.Reconcile(core.NodeSpec{Node: "n1", Replicas: []core.ReplicaSpec{replica}})
 
 	v := volumeSpec("vol-1")
 	v.Snapshots = []string{"baton-000001"}
-	a.Reconcile(site.NodeSpec{Node: "n1", Volumes: []site.VolumeSpec{v}})
+	a.Reconcile(core.NodeSpec{Node: "n1", Volumes: []core.VolumeSpec{v}})
 	snaps, _ := poolA.Snapshots("vol-1")
-	send := site.SendSpec{Dataset: "vol-1", Snapshot: "baton-000001", GUID: snaps[0].GUID, Target: clusterB,
-		TargetDataset: "rep-1", Receivers: []site.Receiver{{Node: "n1", Address: "b/n1", Token: "wrong"}}}
-	st := a.Reconcile(site.NodeSpec{Node: "n1", Volumes: []site.VolumeSpec{v}, Sends: []site.SendSpec{send}})
+	send := core.SendSpec{Dataset: "vol-1", Snapshot: "baton-000001", GUID: snaps[0].GUID, Target: clusterB,
+		TargetDataset: "rep-1", Receivers: []core.Receiver{{Node: "n1", Address: "b/n1", Token: "wrong"}}}
+	st := a.Reconcile(core.NodeSpec{Node: "n1", Volumes: []core.VolumeSpec{v}, Sends: []core.SendSpec{send}})
 	if len(st.Sent) != 1 || !strings.Contains(st.Sent[0].Error, "wrong token") {
 		t.Fatalf("a stream with the wrong token: %+v", st.Sent)
 	}
 	send.Receivers[0].Token = "s3cret"
-	st = a.Reconcile(site.NodeSpec{Node: "n1", Volumes: []site.VolumeSpec{v}, Sends: []site.SendSpec{send}})
+	st = a.Reconcile(core.NodeSpec{Node: "n1", Volumes: []core.VolumeSpec{v}, Sends: []core.SendSpec{send}})
 	if len(st.Sent) != 1 || st.Sent[0].Error != "" {
 		t.Fatalf("a stream with the token: %+v", st.Sent)
 	}
@@ -123,9 +123,9 @@ func TestStreamsLandOnlyInOpenReplicasWithTheirToken(t *testing.T) {
 	}
 
 	clone := volumeSpec("vol-2")
-	clone.Origin = site.Origin{Dataset: "rep-1", Snapshot: "baton-000001", GUID: got[0].GUID}
+	clone.Origin = core.Origin{Dataset: "rep-1", Snapshot: "baton-000001", GUID: got[0].GUID}
 	replica.Open = false // failed over: the source's streams stop here
-	st = b.Reconcile(site.NodeSpec{Node: "n1", Volumes: []site.VolumeSpec{clone}, Replicas: []site.ReplicaSpec{replica}})
+	st = b.Reconcile(core.NodeSpec{Node: "n1", Volumes: []core.VolumeSpec{clone}, Replicas: []core.ReplicaSpec{replica}})
 	if info, err := poolB.Volume("vol-2"); err != nil || info.Origin != "rep-1@baton-000001" {
 		t.Fatalf("fail-over clone: %+v %v %v", info, err, st.Errors)
 	}

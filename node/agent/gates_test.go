@@ -6,7 +6,7 @@ import (
 
 	simzfs "github.com/baton-dr/baton/sim/zfs"
 	"github.com/baton-dr/baton/storage/backend"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 
 	"github.com/baton-dr/baton/node/agent"
 )
@@ -52,7 +52,7 @@ func drbdAgent(t *testing.T, r *replicator) (*agent.Agent, *simzfs.Pool) {
 	return a, pool
 }
 
-func drbdVolume(role backend.Role, snapshots ...string) site.VolumeSpec {
+func drbdVolume(role backend.Role, snapshots ...string) core.VolumeSpec {
 	v := volumeSpec("vol-1")
 	v.Initialized, v.Role, v.Snapshots = true, role, snapshots
 	v.Resource = backend.ResourceConfig{Name: "vol-1", Nodes: []backend.ResourceNode{{Node: "n1"}, {Node: "n2", NodeID: 1}}}
@@ -65,12 +65,12 @@ func TestAResyncingReplicaIsNotPromoted(t *testing.T) {
 	r := &replicator{status: backend.ResourceStatus{Role: backend.Secondary, Disk: backend.Inconsistent,
 		Peers: []backend.PeerStatus{{Node: "n2", Connection: backend.Connected, Disk: backend.UpToDate}}}}
 	a, _ := drbdAgent(t, r)
-	st := a.Reconcile(site.NodeSpec{Node: "n1", Volumes: []site.VolumeSpec{drbdVolume(backend.Primary)}})
+	st := a.Reconcile(core.NodeSpec{Node: "n1", Volumes: []core.VolumeSpec{drbdVolume(backend.Primary)}})
 	if len(r.calls) != 0 || len(st.Errors) != 1 || !strings.Contains(st.Errors[0], "before its resync completes") {
 		t.Fatalf("calls %v errors %v: want no promotion and a reason", r.calls, st.Errors)
 	}
 	r.status.Disk = backend.UpToDate
-	a.Reconcile(site.NodeSpec{Node: "n1", Volumes: []site.VolumeSpec{drbdVolume(backend.Primary)}})
+	a.Reconcile(core.NodeSpec{Node: "n1", Volumes: []core.VolumeSpec{drbdVolume(backend.Primary)}})
 	if len(r.calls) != 1 || r.calls[0] != "primary" {
 		t.Fatalf("calls %v once UpToDate, want the promotion", r.calls)
 	}
@@ -100,7 +100,7 @@ func TestAStaleLookingSecondaryIsNotSnapshotted(t *testing.T) {
 		if c.status.Role == backend.Primary {
 			role = backend.Primary
 		}
-		a.Reconcile(site.NodeSpec{Node: "n1", Volumes: []site.VolumeSpec{drbdVolume(role, "baton-000001")}})
+		a.Reconcile(core.NodeSpec{Node: "n1", Volumes: []core.VolumeSpec{drbdVolume(role, "baton-000001")}})
 		snaps, _ := pool.Snapshots("vol-1")
 		if taken := len(snaps) == 1; taken != c.taken {
 			t.Errorf("%s: snapshot taken %v, want %v", c.name, taken, c.taken)
@@ -131,7 +131,7 @@ func TestAMissingPeerIsSkippedOnlyWhenFenced(t *testing.T) {
 			a, _ := drbdAgent(t, r)
 			v := drbdVolume(backend.Primary)
 			v.FencedPeers = c.fenced
-			a.Reconcile(site.NodeSpec{Node: "n1", Volumes: []site.VolumeSpec{v}})
+			a.Reconcile(core.NodeSpec{Node: "n1", Volumes: []core.VolumeSpec{v}})
 			if len(r.calls) != 1 || r.calls[0] != c.want {
 				t.Fatalf("calls %v, want [%s]", r.calls, c.want)
 			}
@@ -157,12 +157,12 @@ func TestAFencedReplicaStaysWritableUntilResynced(t *testing.T) {
 		}
 		return info.ReadOnly
 	}
-	a.Reconcile(site.NodeSpec{Node: "n1", Volumes: []site.VolumeSpec{v}})
+	a.Reconcile(core.NodeSpec{Node: "n1", Volumes: []core.VolumeSpec{v}})
 	if readOnly() {
 		t.Fatal("a resyncing replica's zvol was made read-only")
 	}
 	r.status.Disk = backend.UpToDate
-	a.Reconcile(site.NodeSpec{Node: "n1", Volumes: []site.VolumeSpec{v}})
+	a.Reconcile(core.NodeSpec{Node: "n1", Volumes: []core.VolumeSpec{v}})
 	if !readOnly() {
 		t.Fatal("an UpToDate replica of a fenced member is not read-only")
 	}

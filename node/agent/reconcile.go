@@ -9,12 +9,12 @@ import (
 	"time"
 
 	"github.com/baton-dr/baton/storage/backend"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 // Reconcile converges the node on spec and reports what it holds. Each step
 // is idempotent; a step that fails is reported and the rest go on.
-func (a *Agent) Reconcile(spec site.NodeSpec) site.NodeStatus {
+func (a *Agent) Reconcile(spec core.NodeSpec) core.NodeStatus {
 	a.mu.Lock()
 	a.spec = spec
 	a.mu.Unlock()
@@ -41,7 +41,7 @@ func (a *Agent) Reconcile(spec site.NodeSpec) site.NodeStatus {
 
 // converge brings one volume to its spec: dataset, size, DRBD, role, fence,
 // snapshots.
-func (a *Agent) converge(v site.VolumeSpec) error {
+func (a *Agent) converge(v core.VolumeSpec) error {
 	if err := a.ensureDataset(v); err != nil {
 		return err
 	}
@@ -84,7 +84,7 @@ func (a *Agent) converge(v site.VolumeSpec) error {
 // if it held every acknowledged write. The pairing waits; the snapshot is
 // taken once the disk is in sync. An UpToDate connected replica holds every
 // write protocol C acknowledged, whether it is the primary or not.
-func (a *Agent) snapshotsAllowed(v site.VolumeSpec) error {
+func (a *Agent) snapshotsAllowed(v core.VolumeSpec) error {
 	drbd := a.options.Replicator
 	if drbd == nil || !v.Up {
 		return nil
@@ -116,7 +116,7 @@ func (a *Agent) snapshotsAllowed(v site.VolumeSpec) error {
 // origin, or an empty volume -- but never for a dataset this node held before.
 // A dataset under DRBD holds the replicator's metadata too, on top of the
 // size the volume promises its consumer.
-func (a *Agent) ensureDataset(v site.VolumeSpec) error {
+func (a *Agent) ensureDataset(v core.VolumeSpec) error {
 	pool := a.options.Pool
 	if sizer, ok := a.options.Replicator.(backend.MetadataSizer); ok {
 		v.SizeBytes += sizer.MetadataBytes(v.SizeBytes)
@@ -154,7 +154,7 @@ func (a *Agent) ensureDataset(v site.VolumeSpec) error {
 // exists), or down for a tombstone, starts a new volume's identical replicas
 // without an initial sync, and sets the role. It returns the resource's
 // status as it found it: nil without DRBD, or for a tombstone.
-func (a *Agent) ensureReplication(v site.VolumeSpec) (*backend.ResourceStatus, error) {
+func (a *Agent) ensureReplication(v core.VolumeSpec) (*backend.ResourceStatus, error) {
 	drbd := a.options.Replicator
 	if drbd == nil {
 		return nil, nil
@@ -221,7 +221,7 @@ func (a *Agent) ensureReplication(v site.VolumeSpec) (*backend.ResourceStatus, e
 // writes would fail on a read-only zvol, the resync with them, and the
 // replica would never hold the data its final snapshot must carry. Nothing
 // else writes meanwhile: a fenced member has no Primary.
-func readOnly(v site.VolumeSpec, replica *backend.ResourceStatus) bool {
+func readOnly(v core.VolumeSpec, replica *backend.ResourceStatus) bool {
 	if !v.ReadOnly || replica == nil {
 		return v.ReadOnly
 	}
@@ -279,11 +279,11 @@ func (a *Agent) destroy(dataset string) error {
 // already in flight. The send succeeds when one receiver took the snapshot:
 // the data is then on the other site, and a receiver that missed it catches
 // up through DRBD once a clone starts there.
-func (a *Agent) ship(send site.SendSpec) error {
+func (a *Agent) ship(send core.SendSpec) error {
 	key := sendKey(send)
 	a.mu.Lock()
-	busy := a.inFlight[key] || slices.ContainsFunc(a.finished, func(r site.SendResult) bool {
-		return sendKey(site.SendSpec{Dataset: r.Dataset, Snapshot: r.Snapshot, Target: r.Target}) == key
+	busy := a.inFlight[key] || slices.ContainsFunc(a.finished, func(r core.SendResult) bool {
+		return sendKey(core.SendSpec{Dataset: r.Dataset, Snapshot: r.Snapshot, Target: r.Target}) == key
 	})
 	a.mu.Unlock()
 	// A send that finished but is not reported yet is still in the spec: the
@@ -324,7 +324,7 @@ func (a *Agent) ship(send site.SendSpec) error {
 
 // shipment gathers the outcomes of one send's streams.
 type shipment struct {
-	send      site.SendSpec
+	send      core.SendSpec
 	started   time.Time
 	pending   int
 	delivered int
@@ -333,7 +333,7 @@ type shipment struct {
 	noBase    int
 }
 
-func (s *shipment) add(receiver site.Receiver, bytes uint64, err error, now time.Time) (site.SendResult, bool) {
+func (s *shipment) add(receiver core.Receiver, bytes uint64, err error, now time.Time) (core.SendResult, bool) {
 	s.pending--
 	s.bytes += bytes
 	switch {
@@ -346,9 +346,9 @@ func (s *shipment) add(receiver site.Receiver, bytes uint64, err error, now time
 		s.failures = append(s.failures, receiver.Node+": "+err.Error())
 	}
 	if s.pending > 0 {
-		return site.SendResult{}, false
+		return core.SendResult{}, false
 	}
-	result := site.SendResult{Dataset: s.send.Dataset, Snapshot: s.send.Snapshot, Target: s.send.Target,
+	result := core.SendResult{Dataset: s.send.Dataset, Snapshot: s.send.Snapshot, Target: s.send.Target,
 		Bytes: s.bytes, Started: s.started, Finished: now}
 	if s.delivered == 0 {
 		result.Error = strings.Join(s.failures, "; ")
@@ -358,8 +358,8 @@ func (s *shipment) add(receiver site.Receiver, bytes uint64, err error, now time
 }
 
 // status reads what the node holds and hands over finished streams.
-func (a *Agent) status() site.NodeStatus {
-	status := site.NodeStatus{Node: a.options.Node, Address: a.options.Address}
+func (a *Agent) status() core.NodeStatus {
+	status := core.NodeStatus{Node: a.options.Node, Address: a.options.Address}
 	pool := a.options.Pool
 	if usage, err := pool.Usage(); err == nil {
 		status.Usage = usage
@@ -369,13 +369,13 @@ func (a *Agent) status() site.NodeStatus {
 		status.Errors = append(status.Errors, err.Error())
 	}
 	for _, v := range volumes {
-		d := site.DatasetStatus{Name: v.Name}
+		d := core.DatasetStatus{Name: v.Name}
 		snaps, err := pool.Snapshots(v.Name)
 		if err != nil {
 			continue
 		}
 		for _, s := range snaps {
-			d.Snapshots = append(d.Snapshots, site.SnapshotInfo{Name: s.Name, GUID: s.GUID})
+			d.Snapshots = append(d.Snapshots, core.SnapshotInfo{Name: s.Name, GUID: s.GUID})
 		}
 		status.Datasets = append(status.Datasets, d)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/baton-dr/baton/node/btrfs"
 	"github.com/baton-dr/baton/node/daemon"
 	"github.com/baton-dr/baton/storage/backend"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 	"github.com/baton-dr/baton/storageapi/storageapitest"
 )
 
@@ -57,8 +57,8 @@ func benchmarkPass(b *testing.B, volumes int) {
 	}
 	pass() // the node reports its pool before volumes can be placed on it
 	for i := range volumes {
-		if _, err := s.client.CreateVolume(ctx, site.CreateRequest{Name: fmt.Sprintf("pvc-%d", i),
-			Shape: site.Shape{SizeBytes: 16 << 20, Provisioning: backend.Thin, PlaceCount: 1, VolumeMode: site.Block}}); err != nil {
+		if _, err := s.client.CreateVolume(ctx, core.CreateRequest{Name: fmt.Sprintf("pvc-%d", i),
+			Shape: core.Shape{SizeBytes: 16 << 20, Provisioning: backend.Thin, PlaceCount: 1, VolumeMode: core.Block}}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -18,14 +18,14 @@ import (
 	"github.com/baton-dr/baton/node/stream"
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 // API is what the node agent asks of its site's storage API
 // (storageapi.Client in production, storageapi.Local in tests).
 type API interface {
-	Spec(ctx context.Context, node string) (site.NodeSpec, error)
-	Report(ctx context.Context, status site.NodeStatus) error
+	Spec(ctx context.Context, node string) (core.NodeSpec, error)
+	Report(ctx context.Context, status core.NodeStatus) error
 }
 
 // Pool is the node's storage pool; the daemon closes it when it stops.
@@ -85,7 +85,7 @@ type Daemon struct {
 	metrics *metrics       // nil without a registry
 
 	// Owned by the goroutine that runs passes.
-	unreported []site.SendResult
+	unreported []core.SendResult
 	problems   []string
 
 	serving   chan error // Serve's outcome, once Run started the server
@@ -254,7 +254,7 @@ func (d *Daemon) StreamStats() (sent, received stream.Stats) {
 // refusingTransport is the transport of a daemon that cannot verify peers.
 type refusingTransport struct{}
 
-func (refusingTransport) Ship(_ site.Receiver, _ agent.StreamHeader, stream io.ReadCloser, done func(uint64, error)) {
+func (refusingTransport) Ship(_ core.Receiver, _ agent.StreamHeader, stream io.ReadCloser, done func(uint64, error)) {
 	stream.Close()
 	done(0, ErrNoPeerRoots)
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/baton-dr/baton/node/exec"
 	"github.com/baton-dr/baton/node/loop"
 	"github.com/baton-dr/baton/storage/backend"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 var ctx = context.Background()
@@ -35,10 +35,10 @@ func (w *world) reported(s *testSite, n *testNode) {
 
 // createVolume creates a volume through the site's HTTPS API and waits until
 // the node made it, reported it, and linked its device.
-func (w *world) createVolume(s *testSite, n *testNode, name string, sizeBytes uint64) (site.Volume, string) {
+func (w *world) createVolume(s *testSite, n *testNode, name string, sizeBytes uint64) (core.Volume, string) {
 	w.t.Helper()
-	v, err := s.client.CreateVolume(ctx, site.CreateRequest{Name: name, Shape: site.Shape{SizeBytes: sizeBytes,
-		Provisioning: backend.Thin, PlaceCount: 1, VolumeMode: site.Block}})
+	v, err := s.client.CreateVolume(ctx, core.CreateRequest{Name: name, Shape: core.Shape{SizeBytes: sizeBytes,
+		Provisioning: backend.Thin, PlaceCount: 1, VolumeMode: core.Block}})
 	if err != nil {
 		w.t.Fatalf("CreateVolume: %v", err)
 	}
@@ -88,7 +88,7 @@ func TestTheNodeCreatesAndReportsAVolume(t *testing.T) {
 		t.Fatalf("DeleteVolume: %v", err)
 	}
 	w.eventually("the deleted volume is destroyed and unlinked", func() error {
-		if _, err := a.volume(v.Ref); !errors.Is(err, site.ErrNotFound) {
+		if _, err := a.volume(v.Ref); !errors.Is(err, core.ErrNotFound) {
 			return fmt.Errorf("the record: %v", err)
 		}
 		if _, err := n.pool.Volume(v.Dataset()); !errors.Is(err, backend.ErrNotFound) {
@@ -123,8 +123,8 @@ func TestASnapshotShipsToTheOtherSiteOverTLS(t *testing.T) {
 	if err := a.client.Enable(ctx, v.Ref, clusterB); err != nil {
 		t.Fatalf("Enable: %v", err)
 	}
-	var shipped site.Pairing
-	var received site.Replica
+	var shipped core.Pairing
+	var received core.Replica
 	w.eventually("the first snapshot lands on B and A hears of it", func() error {
 		p, found := a.pairing(v.Ref)
 		if !found || p.Last.Snapshot == "" {

@@ -23,7 +23,7 @@ import (
 	"github.com/baton-dr/baton/node/exec"
 	"github.com/baton-dr/baton/node/loop"
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 	"github.com/baton-dr/baton/storageapi"
 	"github.com/baton-dr/baton/storageapi/storageapitest"
 )
@@ -121,8 +121,8 @@ func (w *world) eventually(what string, cond func() error, nodes ...*testNode) {
 type testSite struct {
 	id     chain.ClusterID
 	mu     sync.Mutex // the API's lock: records are read under it
-	site   *site.Site
-	store  *site.MemoryStore
+	site   *core.Site
+	store  *core.MemoryStore
 	local  *storageapi.Local
 	server *storageapitest.Server
 	client *storageapi.Client
@@ -131,9 +131,9 @@ type testSite struct {
 
 func newTestSite(t testing.TB, ca *storageapitest.CA, id chain.ClusterID) *testSite {
 	t.Helper()
-	ts := &testSite{id: id, store: site.NewMemoryStore(), peers: map[chain.ClusterID]storageapi.Cluster{}}
+	ts := &testSite{id: id, store: core.NewMemoryStore(), peers: map[chain.ClusterID]storageapi.Cluster{}}
 	next := 0
-	s, err := site.New(site.Config{Cluster: id, Interval: time.Hour,
+	s, err := core.New(core.Config{Cluster: id, Interval: time.Hour,
 		NewVolumeID: func() chain.VolumeID {
 			next++
 			return chain.VolumeID(fmt.Sprintf("%s-0000-4000-8000-%012d", id[:8], next))
@@ -144,7 +144,7 @@ func newTestSite(t testing.TB, ca *storageapitest.CA, id chain.ClusterID) *testS
 		t.Fatal(err)
 	}
 	ts.site = s
-	ts.local = storageapi.NewLocalWith(func(context.Context) (*site.Site, func(), error) {
+	ts.local = storageapi.NewLocalWith(func(context.Context) (*core.Site, func(), error) {
 		ts.mu.Lock()
 		return s, ts.mu.Unlock, nil
 	}, s.Cluster)
@@ -159,38 +159,38 @@ func newTestSite(t testing.TB, ca *storageapitest.CA, id chain.ClusterID) *testS
 }
 
 // volume reads a volume's record.
-func (ts *testSite) volume(ref chain.Ref) (site.Volume, error) {
+func (ts *testSite) volume(ref chain.Ref) (core.Volume, error) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	return ts.site.Volume(ref)
 }
 
 // node reads a node's record.
-func (ts *testSite) node(name string) (site.Node, bool) {
+func (ts *testSite) node(name string) (core.Node, bool) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	nodes, _ := ts.store.Nodes()
-	i := slices.IndexFunc(nodes, func(n site.Node) bool { return n.Name == name })
+	i := slices.IndexFunc(nodes, func(n core.Node) bool { return n.Name == name })
 	if i < 0 {
-		return site.Node{}, false
+		return core.Node{}, false
 	}
 	return nodes[i], true
 }
 
 // replica reads the replica of source.
-func (ts *testSite) replica(source chain.Ref) (site.Replica, bool) {
+func (ts *testSite) replica(source chain.Ref) (core.Replica, bool) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	replicas, _ := ts.store.Replicas()
-	i := slices.IndexFunc(replicas, func(r site.Replica) bool { return r.Source == source })
+	i := slices.IndexFunc(replicas, func(r core.Replica) bool { return r.Source == source })
 	if i < 0 {
-		return site.Replica{}, false
+		return core.Replica{}, false
 	}
 	return replicas[i], true
 }
 
 // pairing reads the pairing of source.
-func (ts *testSite) pairing(source chain.Ref) (site.Pairing, bool) {
+func (ts *testSite) pairing(source chain.Ref) (core.Pairing, bool) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	p, found, _ := ts.site.Pairing(source)

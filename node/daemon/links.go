@@ -11,7 +11,7 @@ import (
 	"syscall"
 
 	"github.com/baton-dr/baton/storage/backend"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 // devicePool is a pool whose open volumes are block devices with a path.
@@ -53,7 +53,7 @@ func newLinks(dir string, pool backend.Pool) (*links, error) {
 
 // wanted lists the datasets whose devices the spec wants: its Up volumes
 // that are not to be destroyed.
-func wanted(spec site.NodeSpec) map[string]bool {
+func wanted(spec core.NodeSpec) map[string]bool {
 	want := map[string]bool{}
 	for _, v := range spec.Volumes {
 		if v.Up && !slices.Contains(spec.Destroy, v.Dataset) {
@@ -65,7 +65,7 @@ func wanted(spec site.NodeSpec) map[string]bool {
 
 // release removes the links of, and closes, the devices the spec no longer
 // wants: before the agent runs, so that a destroy finds the volume closed.
-func (l *links) release(spec site.NodeSpec) []string {
+func (l *links) release(spec core.NodeSpec) []string {
 	want := wanted(spec)
 	var problems []string
 	for _, dataset := range sortedKeys(l.held) {
@@ -80,7 +80,7 @@ func (l *links) release(spec site.NodeSpec) []string {
 
 // publish opens the wanted volumes the node holds and points their links at
 // their devices, then removes links nobody holds (a previous run's).
-func (l *links) publish(spec site.NodeSpec, status site.NodeStatus) []string {
+func (l *links) publish(spec core.NodeSpec, status core.NodeStatus) []string {
 	present := map[string]bool{}
 	for _, d := range status.Datasets {
 		present[d.Name] = true

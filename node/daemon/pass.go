@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 // PassResult is what one pass did.
@@ -23,7 +23,7 @@ type PassResult struct {
 	Problems []string
 	// Sent are the finished streams the report carried (or, when it failed,
 	// will carry).
-	Sent []site.SendResult
+	Sent []core.SendResult
 	// Err is why the pass fetched no spec or its report failed.
 	Err error
 	// Duration is how long the pass took, API calls included.

@@ -14,7 +14,7 @@ import (
 	simzfs "github.com/baton-dr/baton/sim/zfs"
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 // These tests run the loop over the simulated pool: no root needed.
@@ -31,19 +31,19 @@ func (p *closablePool) Close() error { p.closed = true; return nil }
 // them while reportErr is set.
 type fakeAPI struct {
 	mu        sync.Mutex
-	spec      site.NodeSpec
+	spec      core.NodeSpec
 	specErr   error
 	reportErr error
-	reports   []site.NodeStatus
+	reports   []core.NodeStatus
 }
 
-func (f *fakeAPI) Spec(context.Context, string) (site.NodeSpec, error) {
+func (f *fakeAPI) Spec(context.Context, string) (core.NodeSpec, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.spec, f.specErr
 }
 
-func (f *fakeAPI) Report(_ context.Context, status site.NodeStatus) error {
+func (f *fakeAPI) Report(_ context.Context, status core.NodeStatus) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.reportErr != nil {
@@ -71,12 +71,12 @@ var errUnreachable = errors.New("connection refused: " + chain.ErrUnreachable.Er
 // pass changes nothing on the node -- not even a volume the last spec no
 // longer lists -- and reports nothing.
 func TestAFailedSpecKeepsWhatTheNodeHas(t *testing.T) {
-	api := &fakeAPI{spec: site.NodeSpec{Node: "n1", Volumes: []site.VolumeSpec{{Dataset: "vol-1", SizeBytes: 1 << 20, Up: true}}}}
+	api := &fakeAPI{spec: core.NodeSpec{Node: "n1", Volumes: []core.VolumeSpec{{Dataset: "vol-1", SizeBytes: 1 << 20, Up: true}}}}
 	d, pool, registry := newSimDaemon(t, api)
 	if r := d.Pass(ctx); r.Err != nil || !r.Reported {
 		t.Fatalf("first pass: %+v", r)
 	}
-	api.spec, api.specErr = site.NodeSpec{Node: "n1", Destroy: []string{"vol-1"}}, errUnreachable
+	api.spec, api.specErr = core.NodeSpec{Node: "n1", Destroy: []string{"vol-1"}}, errUnreachable
 	r := d.Pass(ctx)
 	if r.Reconciled || r.Reported || r.Err == nil || !strings.Contains(r.Err.Error(), "keeping what the node has") {
 		t.Fatalf("a pass without a spec: %+v", r)
@@ -98,13 +98,13 @@ func TestAFailedSpecKeepsWhatTheNodeHas(t *testing.T) {
 // TestAFailedReportLosesNoFinishedStream: the streams that finished in a
 // pass whose report failed travel with the next report that gets through.
 func TestAFailedReportLosesNoFinishedStream(t *testing.T) {
-	volume := site.VolumeSpec{Dataset: "vol-1", SizeBytes: 1 << 20, Up: true, Role: backend.Primary, Snapshots: []string{"baton-000001"}}
-	api := &fakeAPI{spec: site.NodeSpec{Node: "n1", Volumes: []site.VolumeSpec{volume}}}
+	volume := core.VolumeSpec{Dataset: "vol-1", SizeBytes: 1 << 20, Up: true, Role: backend.Primary, Snapshots: []string{"baton-000001"}}
+	api := &fakeAPI{spec: core.NodeSpec{Node: "n1", Volumes: []core.VolumeSpec{volume}}}
 	d, _, _ := newSimDaemon(t, api)
 	d.Pass(ctx)
 	// Without peer CAs every send fails at once: a finished stream each pass.
-	api.spec.Sends = []site.SendSpec{{Dataset: "vol-1", Snapshot: "baton-000001", Target: clusterB, TargetDataset: "rep-1",
-		Receivers: []site.Receiver{{Node: "n1", Address: "127.0.0.1:1", Token: "t"}}}}
+	api.spec.Sends = []core.SendSpec{{Dataset: "vol-1", Snapshot: "baton-000001", Target: clusterB, TargetDataset: "rep-1",
+		Receivers: []core.Receiver{{Node: "n1", Address: "127.0.0.1:1", Token: "t"}}}}
 	api.reportErr = errUnreachable
 	if r := d.Pass(ctx); r.Reported || len(r.Sent) != 1 || !strings.Contains(r.Sent[0].Error, "ships no streams") {
 		t.Fatalf("a pass whose report failed: %+v", r)
@@ -124,7 +124,7 @@ func TestAFailedReportLosesNoFinishedStream(t *testing.T) {
 }
 
 func TestASpecForAnotherNodeIsRefused(t *testing.T) {
-	api := &fakeAPI{spec: site.NodeSpec{Node: "n2", Volumes: []site.VolumeSpec{{Dataset: "vol-1", SizeBytes: 1 << 20, Up: true}}}}
+	api := &fakeAPI{spec: core.NodeSpec{Node: "n2", Volumes: []core.VolumeSpec{{Dataset: "vol-1", SizeBytes: 1 << 20, Up: true}}}}
 	d, pool, _ := newSimDaemon(t, api)
 	if r := d.Pass(ctx); r.Reconciled || r.Err == nil {
 		t.Fatalf("n1 took n2's spec: %+v", r)

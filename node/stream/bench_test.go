@@ -7,7 +7,7 @@ import (
 	"github.com/baton-dr/baton/node/agent"
 	simzfs "github.com/baton-dr/baton/sim/zfs"
 	"github.com/baton-dr/baton/storage/backend"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 // repeating reads as a 1 MiB pattern over and over: a source that costs
@@ -30,7 +30,7 @@ func BenchmarkShip256MiB(b *testing.B) {
 	ca := newAuthority(b, "ca")
 	_, address := serve(b, ca.issue(b, "b-n1", loopback), &discard{}, ServerOptions{}, "")
 	client := newClient(b, ca, ClientOptions{})
-	to := site.Receiver{Node: "b-n1", Address: address, Token: token}
+	to := core.Receiver{Node: "b-n1", Address: address, Token: token}
 	source := &repeating{pattern: pattern(1<<20, 9)}
 	b.SetBytes(streamBytes)
 	for b.Loop() {
@@ -61,7 +61,7 @@ func BenchmarkShipSimPool64MiB(b *testing.B) {
 	receiver := receiverFunc(func(h agent.StreamHeader, r io.Reader) error { return poolB.Receive(h.Dataset, r) })
 	_, address := serve(b, ca.issue(b, "b-n1", loopback), receiver, ServerOptions{}, "")
 	client := newClient(b, ca, ClientOptions{})
-	to := site.Receiver{Node: "b-n1", Address: address, Token: token}
+	to := core.Receiver{Node: "b-n1", Address: address, Token: token}
 	b.SetBytes(volumeBytes)
 	for b.Loop() {
 		b.StopTimer()

@@ -15,7 +15,7 @@ import (
 
 	"github.com/baton-dr/baton/node/agent"
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 // ClientOptions configure a Client. The zero durations and sizes take the
@@ -28,7 +28,7 @@ type ClientOptions struct {
 	Certificates []tls.Certificate
 	// ServerName is the name a receiver's certificate must carry; nil takes
 	// the host of its Address.
-	ServerName func(site.Receiver) string
+	ServerName func(core.Receiver) string
 	// DialTimeout bounds the connection and the handshake (default 10 s).
 	DialTimeout time.Duration
 	// IdleTimeout bounds each write of the stream (default 1 min).
@@ -105,7 +105,7 @@ func (c *Client) Close() error {
 // Ship sends one stream on its own goroutine and calls done once, from that
 // goroutine, with the body bytes written and the outcome; the stream is closed
 // before done. After Close, done is called before Ship returns.
-func (c *Client) Ship(receiver site.Receiver, header agent.StreamHeader, stream io.ReadCloser,
+func (c *Client) Ship(receiver core.Receiver, header agent.StreamHeader, stream io.ReadCloser,
 	done func(bytes uint64, err error)) {
 	if stream == nil || done == nil {
 		panic("stream: Ship without a stream or a done")
@@ -134,7 +134,7 @@ func (c *Client) Ship(receiver site.Receiver, header agent.StreamHeader, stream 
 
 // ship runs one stream: the verdict when the receiver answered, an error
 // when it could not.
-func (c *Client) ship(receiver site.Receiver, header agent.StreamHeader, stream io.Reader) (uint64, answer, error) {
+func (c *Client) ship(receiver core.Receiver, header agent.StreamHeader, stream io.Reader) (uint64, answer, error) {
 	bytes, verdict, err := c.try(receiver, header, stream)
 	if err != nil && c.ctx.Err() != nil {
 		err = fmt.Errorf("%w: %w", ErrClosed, err)
@@ -145,7 +145,7 @@ func (c *Client) ship(receiver site.Receiver, header agent.StreamHeader, stream 
 	return bytes, verdict, err
 }
 
-func (c *Client) try(receiver site.Receiver, header agent.StreamHeader, stream io.Reader) (uint64, answer, error) {
+func (c *Client) try(receiver core.Receiver, header agent.StreamHeader, stream io.Reader) (uint64, answer, error) {
 	frame, err := encodeHeader(header)
 	if err != nil {
 		return 0, answer{}, fmt.Errorf("the header is not sendable: %w", err)
@@ -161,7 +161,7 @@ func (c *Client) try(receiver site.Receiver, header agent.StreamHeader, stream i
 }
 
 // connect dials the receiver and verifies its certificate.
-func (c *Client) connect(receiver site.Receiver) (*tls.Conn, error) {
+func (c *Client) connect(receiver core.Receiver) (*tls.Conn, error) {
 	ctx, cancel := context.WithTimeout(c.ctx, c.options.DialTimeout)
 	defer cancel()
 	var dialer net.Dialer
@@ -179,7 +179,7 @@ func (c *Client) connect(receiver site.Receiver) (*tls.Conn, error) {
 	return conn, nil
 }
 
-func (c *Client) serverName(receiver site.Receiver) string {
+func (c *Client) serverName(receiver core.Receiver) string {
 	if c.options.ServerName != nil {
 		return c.options.ServerName(receiver)
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/baton-dr/baton/node/agent"
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 // pausing stops the receiving agent's reading once it has read afterBytes of
@@ -53,7 +53,7 @@ func TestAServerKilledMidStreamLeavesNothingAndTheRetrySucceeds(t *testing.T) {
 	guid := s.snapshot("baton-000001")
 	spec := s.sendSpec("rep-1", "baton-000001", "", token)
 
-	s.reconcileA([]site.SendSpec{spec})
+	s.reconcileA([]core.SendSpec{spec})
 	<-p.midway
 	killed := make(chan error, 1)
 	go func() { killed <- s.server.Close() }()
@@ -126,7 +126,7 @@ func TestASenderWhoseStreamBreaksLeavesNothingOnTheReceiver(t *testing.T) {
 	}
 	encoded, _ := io.ReadAll(whole)
 	dying := errors.New("zfs send: signal: killed")
-	to := site.Receiver{Node: "b-n1", Address: s.address, Token: token}
+	to := core.Receiver{Node: "b-n1", Address: s.address, Token: token}
 	header := agent.StreamHeader{Source: clusterA, Dataset: "rep-1", Snapshot: "baton-000001", GUID: s.guid("baton-000001"), Token: token}
 
 	got := ship(t, s.client, to, header, &failingStream{data: encoded[:len(encoded)/2], err: dying})
@@ -153,7 +153,7 @@ func TestAnUnreachableReceiverIsErrUnreachable(t *testing.T) {
 	address := l.Addr().String()
 	l.Close() // nobody listens there now: connection refused
 	client := newClient(t, ca, ClientOptions{})
-	got := ship(t, client, site.Receiver{Node: "b-n1", Address: address, Token: token}, sampleHeader(),
+	got := ship(t, client, core.Receiver{Node: "b-n1", Address: address, Token: token}, sampleHeader(),
 		io.NopCloser(strings.NewReader("stream")))
 	if !errors.Is(got.err, chain.ErrUnreachable) || got.bytes != 0 {
 		t.Fatalf("got %d bytes, %v; want ErrUnreachable", got.bytes, got.err)
@@ -202,7 +202,7 @@ func TestTheReceiverMustProveItsIdentity(t *testing.T) {
 			receiver := &discard{}
 			_, address := serve(t, tt.cert, receiver, ServerOptions{}, "")
 			client := newClient(t, trusted, ClientOptions{})
-			got := ship(t, client, site.Receiver{Node: "b-n1", Address: address, Token: token}, sampleHeader(),
+			got := ship(t, client, core.Receiver{Node: "b-n1", Address: address, Token: token}, sampleHeader(),
 				io.NopCloser(strings.NewReader("stream")))
 			var verification *tls.CertificateVerificationError
 			if !errors.Is(got.err, ErrHandshake) || !errors.As(got.err, &verification) || got.bytes != 0 {
@@ -217,7 +217,7 @@ func TestTheReceiverMustProveItsIdentity(t *testing.T) {
 	receiver := &discard{}
 	_, address := serve(t, trusted.issue(t, "b-n1", loopback), receiver, ServerOptions{}, "")
 	client := newClient(t, trusted, ClientOptions{})
-	if got := ship(t, client, site.Receiver{Node: "b-n1", Address: address}, sampleHeader(),
+	if got := ship(t, client, core.Receiver{Node: "b-n1", Address: address}, sampleHeader(),
 		io.NopCloser(strings.NewReader("stream"))); got.err != nil || receiver.called() != 1 {
 		t.Fatalf("a trusted receiver: %v", got.err)
 	}
@@ -251,7 +251,7 @@ func TestAnEarlyAnswerEndsTheStream(t *testing.T) {
 			ca := newAuthority(t, "ca")
 			_, address := serve(t, ca.issue(t, "b-n1", loopback), answering{tt.err}, ServerOptions{}, "")
 			client := newClient(t, ca, ClientOptions{})
-			got := ship(t, client, site.Receiver{Node: "b-n1", Address: address}, sampleHeader(), endless{})
+			got := ship(t, client, core.Receiver{Node: "b-n1", Address: address}, sampleHeader(), endless{})
 			if (tt.want == nil) != (got.err == nil) || (tt.want != nil && !errors.Is(got.err, tt.want)) {
 				t.Fatalf("got %v, want %v", got.err, tt.want)
 			}
@@ -282,7 +282,7 @@ func TestStreamsBeyondTheBoundAreAnsweredBusy(t *testing.T) {
 	receiver := &blocking{entered: make(chan struct{}, 1), release: make(chan struct{})}
 	server, address := serve(t, ca.issue(t, "b-n1", loopback), receiver, ServerOptions{MaxStreams: 1}, "")
 	client := newClient(t, ca, ClientOptions{})
-	to := site.Receiver{Node: "b-n1", Address: address}
+	to := core.Receiver{Node: "b-n1", Address: address}
 	first := newDone(t, client)
 	client.Ship(to, sampleHeader(), io.NopCloser(strings.NewReader("first")), first.done)
 	<-receiver.entered
@@ -362,7 +362,7 @@ func TestTheTokenNeverLeavesTheReceiver(t *testing.T) {
 	client := newClient(t, ca, ClientOptions{})
 	h := sampleHeader()
 	h.Token = token
-	got := ship(t, client, site.Receiver{Node: "b-n1", Address: address, Token: token}, h, io.NopCloser(strings.NewReader("x")))
+	got := ship(t, client, core.Receiver{Node: "b-n1", Address: address, Token: token}, h, io.NopCloser(strings.NewReader("x")))
 	server.Close()
 	if !errors.Is(got.err, agent.ErrUnauthorized) || strings.Contains(got.err.Error(), token) || !strings.Contains(got.err.Error(), "[redacted]") {
 		t.Fatalf("the sender got %v", got.err)
@@ -380,7 +380,7 @@ func TestClosingTheClientEndsItsStreams(t *testing.T) {
 	_, address := serve(t, ca.issue(t, "b-n1", loopback), receiver, ServerOptions{}, "")
 	defer close(receiver.release)
 	client := newClient(t, ca, ClientOptions{})
-	to := site.Receiver{Node: "b-n1", Address: address}
+	to := core.Receiver{Node: "b-n1", Address: address}
 	inFlight := newDone(t, client)
 	client.Ship(to, sampleHeader(), endless{}, inFlight.done)
 	<-receiver.entered

@@ -15,7 +15,7 @@ import (
 	simzfs "github.com/baton-dr/baton/sim/zfs"
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 // serve starts a server for receiver on 127.0.0.1: on a free port, or on
@@ -88,7 +88,7 @@ func (d *doneOnce) done(bytes uint64, err error) {
 func (d *doneOnce) wait() outcome { return <-d.outcomes }
 
 // ship sends one stream with the client and waits for its outcome.
-func ship(t testing.TB, client *Client, to site.Receiver, h agent.StreamHeader, stream io.ReadCloser) outcome {
+func ship(t testing.TB, client *Client, to core.Receiver, h agent.StreamHeader, stream io.ReadCloser) outcome {
 	t.Helper()
 	d := newDone(t, client)
 	client.Ship(to, h, stream, d.done)
@@ -103,7 +103,7 @@ type observed struct {
 	outcomes chan outcome
 }
 
-func (o *observed) Ship(to site.Receiver, h agent.StreamHeader, stream io.ReadCloser, done func(uint64, error)) {
+func (o *observed) Ship(to core.Receiver, h agent.StreamHeader, stream io.ReadCloser, done func(uint64, error)) {
 	d := newDone(o.t, o.client)
 	o.client.Ship(to, h, stream, func(bytes uint64, err error) {
 		done(bytes, err)
@@ -136,8 +136,8 @@ type sites struct {
 	server   *Server
 	client   *Client
 	shipped  chan outcome
-	volume   site.VolumeSpec
-	replicas []site.ReplicaSpec
+	volume   core.VolumeSpec
+	replicas []core.ReplicaSpec
 	logs     *lockedBuffer
 }
 
@@ -157,7 +157,7 @@ func newSites(t *testing.T, wrap func(Receiver) Receiver) *sites {
 	}
 	s.server, s.address = serve(t, s.cert, receiver, s.serverOptions(), "")
 	s.openReplica("rep-1")
-	s.volume = site.VolumeSpec{Dataset: "vol-1", SizeBytes: 64 << 20, Up: true, Role: backend.Primary}
+	s.volume = core.VolumeSpec{Dataset: "vol-1", SizeBytes: 64 << 20, Up: true, Role: backend.Primary}
 	s.reconcileA(nil)
 	return s
 }
@@ -178,7 +178,7 @@ func newAgent(t *testing.T, node string, cluster chain.ClusterID, pool backend.P
 
 func (s *sites) openReplica(dataset string) {
 	source := chain.Ref{Cluster: clusterA, Volume: "00000000-0000-4000-8000-000000000001"}
-	s.replicas = append(s.replicas, site.ReplicaSpec{Dataset: dataset, Source: source, Open: true, Token: token})
+	s.replicas = append(s.replicas, core.ReplicaSpec{Dataset: dataset, Source: source, Open: true, Token: token})
 	s.reconcileB()
 }
 
@@ -190,13 +190,13 @@ func (s *sites) closeReplicas() {
 }
 
 func (s *sites) reconcileB() {
-	if st := s.b.Reconcile(site.NodeSpec{Node: "b-n1", Replicas: s.replicas}); len(st.Errors) > 0 {
+	if st := s.b.Reconcile(core.NodeSpec{Node: "b-n1", Replicas: s.replicas}); len(st.Errors) > 0 {
 		s.t.Fatal(st.Errors)
 	}
 }
 
-func (s *sites) reconcileA(sends []site.SendSpec) site.NodeStatus {
-	st := s.a.Reconcile(site.NodeSpec{Node: "a-n1", Volumes: []site.VolumeSpec{s.volume}, Sends: sends})
+func (s *sites) reconcileA(sends []core.SendSpec) core.NodeStatus {
+	st := s.a.Reconcile(core.NodeSpec{Node: "a-n1", Volumes: []core.VolumeSpec{s.volume}, Sends: sends})
 	if len(st.Errors) > 0 {
 		s.t.Fatal(st.Errors)
 	}
@@ -235,9 +235,9 @@ func (s *sites) snapshot(name string) string {
 	return ""
 }
 
-func (s *sites) sendSpec(dataset, snapshot, base, presented string) site.SendSpec {
-	return site.SendSpec{Dataset: "vol-1", Snapshot: snapshot, GUID: s.guid(snapshot), Base: base, Target: clusterB,
-		TargetDataset: dataset, Receivers: []site.Receiver{{Node: "b-n1", Address: s.address, Token: presented}}}
+func (s *sites) sendSpec(dataset, snapshot, base, presented string) core.SendSpec {
+	return core.SendSpec{Dataset: "vol-1", Snapshot: snapshot, GUID: s.guid(snapshot), Base: base, Target: clusterB,
+		TargetDataset: dataset, Receivers: []core.Receiver{{Node: "b-n1", Address: s.address, Token: presented}}}
 }
 
 func (s *sites) guid(snapshot string) string {
@@ -252,10 +252,10 @@ func (s *sites) guid(snapshot string) string {
 
 // send has A's agent ship a snapshot as its pairing would, waits for the
 // transport's outcome, and returns it with the result the agent reports.
-func (s *sites) send(spec site.SendSpec) (outcome, site.SendResult) {
+func (s *sites) send(spec core.SendSpec) (outcome, core.SendResult) {
 	// The stream may finish before the first pass reports (the transport runs
 	// on its own goroutine): its result is in whichever report came after.
-	first := s.reconcileA([]site.SendSpec{spec})
+	first := s.reconcileA([]core.SendSpec{spec})
 	got := <-s.shipped
 	second := s.reconcileA(nil)
 	sent := append(first.Sent, second.Sent...)

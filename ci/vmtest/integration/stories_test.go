@@ -15,7 +15,7 @@ import (
 	"github.com/baton-dr/baton/node/exec"
 	"github.com/baton-dr/baton/node/zfs"
 	"github.com/baton-dr/baton/storage/backend"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 const mib = 1 << 20
@@ -215,7 +215,7 @@ func (wallClock) Now() time.Time { return time.Now() }
 // noTransport ships nothing: these agents replicate inside the site only.
 type noTransport struct{}
 
-func (noTransport) Ship(site.Receiver, agent.StreamHeader, io.ReadCloser, func(uint64, error)) {
+func (noTransport) Ship(core.Receiver, agent.StreamHeader, io.ReadCloser, func(uint64, error)) {
 	panic("integration: the agents of this test ship no streams")
 }
 
@@ -233,8 +233,8 @@ func startAgent(t *testing.T, n *Node) (*agent.Agent, *recorder) {
 	return a, rec
 }
 
-func nodeSpec(node string, volume site.VolumeSpec) site.NodeSpec {
-	return site.NodeSpec{Node: node, Volumes: []site.VolumeSpec{volume}}
+func nodeSpec(node string, volume core.VolumeSpec) core.NodeSpec {
+	return core.NodeSpec{Node: node, Volumes: []core.VolumeSpec{volume}}
 }
 
 // generation is DRBD's data generation of a resource on a node (`drbdsetup
@@ -253,8 +253,8 @@ func TestRestartedAgentAdoptsRunningResource(t *testing.T) {
 	g := needGuests(t)
 	const name = "it-agent"
 	config := pairConfig(g, name, 2001, 7101)
-	volume := func(role backend.Role) site.VolumeSpec {
-		return site.VolumeSpec{Dataset: name, SizeBytes: 64 * mib, Resource: config, Up: true, Role: role}
+	volume := func(role backend.Role) core.VolumeSpec {
+		return core.VolumeSpec{Dataset: name, SizeBytes: 64 * mib, Resource: config, Up: true, Role: role}
 	}
 	roles := map[string]backend.Role{g.Nodes[0].Name: backend.Primary, g.Nodes[1].Name: backend.Secondary}
 	agents := map[string]*agent.Agent{}

@@ -1,11 +1,11 @@
-package site_test
+package core_test
 
 import (
 	"errors"
 	"testing"
 	"time"
 
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 // TestADrillLeavesReplicationAlone runs a test fail-over on B while A keeps
@@ -15,25 +15,25 @@ import (
 func TestADrillLeavesReplicationAlone(t *testing.T) {
 	w := newWorld(t)
 	a, b := w.sites[clusterA], w.sites[clusterB]
-	v, err := a.CreateVolume(site.CreateRequest{Name: "vm-disk", Shape: site.Shape{SizeBytes: 1 << 30,
-		PlaceCount: 2, VolumeMode: site.Block}})
+	v, err := a.CreateVolume(core.CreateRequest{Name: "vm-disk", Shape: core.Shape{SizeBytes: 1 << 30,
+		PlaceCount: 2, VolumeMode: core.Block}})
 	w.must(err)
 	_, err = a.Enable(v.Ref, clusterB)
 	w.must(err)
 	w.run(3 * time.Minute)
 	before := pairingOf(t, a, v.Ref).Last
 
-	bubble, err := b.Drill(site.DrillRequest{Name: "drill-1", Root: v.Ref})
+	bubble, err := b.Drill(core.DrillRequest{Name: "drill-1", Root: v.Ref})
 	w.must(err)
 	switch {
 	case bubble.Root != bubble.Ref || bubble.Generation != 0 || !bubble.Predecessor.IsZero():
 		t.Fatalf("bubble %+v is not a root of its own", bubble.Member)
-	case bubble.VolumeMode != site.Block || bubble.SizeBytes != v.SizeBytes:
+	case bubble.VolumeMode != core.Block || bubble.SizeBytes != v.SizeBytes:
 		t.Fatalf("bubble shape %+v, want the source's %+v", bubble.Shape, v.Shape)
-	case bubble.Origin.Dataset != (site.Replica{Source: v.Ref}).Dataset() || bubble.Origin.GUID == "" || !bubble.Initialized:
+	case bubble.Origin.Dataset != (core.Replica{Source: v.Ref}).Dataset() || bubble.Origin.GUID == "" || !bubble.Initialized:
 		t.Fatalf("bubble origin %+v initialized=%v, want a snapshot of the replica", bubble.Origin, bubble.Initialized)
 	}
-	again, err := b.Drill(site.DrillRequest{Name: "drill-1", Root: v.Ref})
+	again, err := b.Drill(core.DrillRequest{Name: "drill-1", Root: v.Ref})
 	if err != nil || again.Ref != bubble.Ref {
 		t.Fatalf("a repeated drill made %s (%v), want %s", again.Ref, err, bubble.Ref)
 	}
@@ -51,7 +51,7 @@ func TestADrillLeavesReplicationAlone(t *testing.T) {
 
 	w.must(b.DeleteVolume(bubble.Ref))
 	w.run(5 * time.Second)
-	if _, err := b.Volume(bubble.Ref); !errors.Is(err, site.ErrNotFound) {
+	if _, err := b.Volume(bubble.Ref); !errors.Is(err, core.ErrNotFound) {
 		t.Fatalf("bubble after its deletion: %v, want ErrNotFound", err)
 	}
 	if _, err := b.Failover(v.Ref, true); err != nil {
@@ -63,16 +63,16 @@ func TestADrillNeedsAnOpenReplicaAndItsSnapshot(t *testing.T) {
 	w := newWorld(t)
 	a, b := w.sites[clusterA], w.sites[clusterB]
 	v := createProtected(w)
-	lonely, err := a.CreateVolume(site.CreateRequest{Name: "lonely", Shape: site.Shape{SizeBytes: 1 << 20, PlaceCount: 1, VolumeMode: site.Filesystem}})
+	lonely, err := a.CreateVolume(core.CreateRequest{Name: "lonely", Shape: core.Shape{SizeBytes: 1 << 20, PlaceCount: 1, VolumeMode: core.Filesystem}})
 	w.must(err)
 	cases := []struct {
 		name    string
-		request site.DrillRequest
+		request core.DrillRequest
 		want    error
 	}{
-		{"no name", site.DrillRequest{Root: v.Ref}, site.ErrInvalid},
-		{"no replica here", site.DrillRequest{Name: "d1", Root: lonely.Ref}, site.ErrNoReplica},
-		{"unknown snapshot", site.DrillRequest{Name: "d2", Root: v.Ref, Snapshot: "baton-999999"}, site.ErrNoSnapshot},
+		{"no name", core.DrillRequest{Root: v.Ref}, core.ErrInvalid},
+		{"no replica here", core.DrillRequest{Name: "d1", Root: lonely.Ref}, core.ErrNoReplica},
+		{"unknown snapshot", core.DrillRequest{Name: "d2", Root: v.Ref, Snapshot: "baton-999999"}, core.ErrNoSnapshot},
 	}
 	for _, c := range cases {
 		if _, err := b.Drill(c.request); !errors.Is(err, c.want) {
@@ -80,12 +80,12 @@ func TestADrillNeedsAnOpenReplicaAndItsSnapshot(t *testing.T) {
 		}
 	}
 	// A named snapshot the replica holds is taken as asked.
-	received := w.node(clusterB, "b1").datasets[(site.Replica{Source: v.Ref}).Dataset()]
+	received := w.node(clusterB, "b1").datasets[(core.Replica{Source: v.Ref}).Dataset()]
 	if len(received) < 2 {
 		t.Fatalf("b1 received %v, want at least two snapshots", received)
 	}
 	oldest := received[0]
-	bubble, err := b.Drill(site.DrillRequest{Name: "d3", Root: v.Ref, Snapshot: oldest.Name})
+	bubble, err := b.Drill(core.DrillRequest{Name: "d3", Root: v.Ref, Snapshot: oldest.Name})
 	w.must(err)
 	if bubble.Origin.Snapshot != oldest.Name || bubble.Origin.GUID != oldest.GUID {
 		t.Fatalf("bubble cloned %+v, want %+v", bubble.Origin, oldest)
@@ -93,7 +93,7 @@ func TestADrillNeedsAnOpenReplicaAndItsSnapshot(t *testing.T) {
 	// Once the replica was failed over it is closed: a drill needs the newer one.
 	_, err = b.Failover(v.Ref, true)
 	w.must(err)
-	if _, err := b.Drill(site.DrillRequest{Name: "d4", Root: v.Ref}); !errors.Is(err, site.ErrNoReplica) {
+	if _, err := b.Drill(core.DrillRequest{Name: "d4", Root: v.Ref}); !errors.Is(err, core.ErrNoReplica) {
 		t.Fatalf("drill of a failed-over replica: %v, want ErrNoReplica", err)
 	}
 }

@@ -1,4 +1,4 @@
-package site_test
+package core_test
 
 import (
 	"errors"
@@ -7,15 +7,15 @@ import (
 	"time"
 
 	"github.com/baton-dr/baton/storage/chain"
+	"github.com/baton-dr/baton/storage/core"
 	"github.com/baton-dr/baton/storage/replication"
-	"github.com/baton-dr/baton/storage/site"
 )
 
-func createProtected(w *world) site.Volume {
+func createProtected(w *world) core.Volume {
 	w.t.Helper()
 	a := w.sites[clusterA]
-	v, err := a.CreateVolume(site.CreateRequest{Name: "pvc-db", Shape: site.Shape{SizeBytes: 1 << 30,
-		PlaceCount: 2, VolumeMode: site.Filesystem}})
+	v, err := a.CreateVolume(core.CreateRequest{Name: "pvc-db", Shape: core.Shape{SizeBytes: 1 << 30,
+		PlaceCount: 2, VolumeMode: core.Filesystem}})
 	w.must(err)
 	_, err = a.Enable(v.Ref, clusterB)
 	w.must(err)
@@ -37,13 +37,13 @@ func TestAVolumesLife(t *testing.T) {
 	}
 	st, err := a.Status(v1.Ref)
 	w.must(err)
-	if st.Health != site.Healthy || st.LastSyncTime.IsZero() {
+	if st.Health != core.Healthy || st.LastSyncTime.IsZero() {
 		t.Fatalf("t1: status %+v, want a healthy pairing with a sync", st)
 	}
 
 	// t2: A is cut off. Without force the fail-over refuses; with force B clones.
 	w.cut[clusterA] = true
-	if _, err := b.Failover(v1.Ref, false); !errors.Is(err, site.ErrPeerUnreachable) {
+	if _, err := b.Failover(v1.Ref, false); !errors.Is(err, core.ErrPeerUnreachable) {
 		t.Fatalf("t2: fail-over without force while A is cut off: %v, want ErrPeerUnreachable", err)
 	}
 	v2, err := b.Failover(v1.Ref, true)
@@ -90,10 +90,10 @@ func TestAVolumesLife(t *testing.T) {
 		t.Fatalf("t3: A:v1 is %s after its successor's stream arrived, want Tombstone", old.State)
 	}
 	home := w.node(clusterA, old.Home)
-	if snaps := home.datasets[old.Dataset()]; !slices.ContainsFunc(snaps, func(s site.SnapshotInfo) bool { return s.Name == old.Tail }) {
+	if snaps := home.datasets[old.Dataset()]; !slices.ContainsFunc(snaps, func(s core.SnapshotInfo) bool { return s.Name == old.Tail }) {
 		t.Fatalf("t3: the diverged tail %s is gone from %v", old.Tail, snaps)
 	}
-	if _, err := a.Demote(v1.Ref); !errors.Is(err, site.ErrNotFound) {
+	if _, err := a.Demote(v1.Ref); !errors.Is(err, core.ErrNotFound) {
 		t.Fatalf("t3: demoting a reaped member: %v, want ErrNotFound (the CSI layer answers success)", err)
 	}
 
@@ -140,7 +140,7 @@ func TestAVolumesLife(t *testing.T) {
 // relocate runs Ramen's planned relocation of v from one site to the other:
 // demote and resync on the old primary until the final sync arrived, then a
 // fail-over without force on the new one, then resync from the old primary.
-func relocate(w *world, v site.Volume, from, to *site.Site) site.Volume {
+func relocate(w *world, v core.Volume, from, to *core.Site) core.Volume {
 	w.t.Helper()
 	_, err := from.Demote(v.Ref)
 	w.must(err)
@@ -162,11 +162,11 @@ func relocate(w *world, v site.Volume, from, to *site.Site) site.Volume {
 	return next
 }
 
-func resyncUntilReady(w *world, s *site.Site, end chain.Ref, source chain.ClusterID) bool {
+func resyncUntilReady(w *world, s *core.Site, end chain.Ref, source chain.ClusterID) bool {
 	w.t.Helper()
 	for i := 0; i < 20; i++ {
 		ready, err := s.Resync(end, source)
-		if err != nil && !errors.Is(err, site.ErrPeerUnreachable) {
+		if err != nil && !errors.Is(err, core.ErrPeerUnreachable) {
 			w.t.Fatalf("resync %s: %v", end, err)
 		}
 		if ready {
@@ -177,7 +177,7 @@ func resyncUntilReady(w *world, s *site.Site, end chain.Ref, source chain.Cluste
 	return false
 }
 
-func pairingOf(t *testing.T, s *site.Site, ref chain.Ref) site.Pairing {
+func pairingOf(t *testing.T, s *core.Site, ref chain.Ref) core.Pairing {
 	t.Helper()
 	p, ok, err := s.Pairing(ref)
 	if err != nil || !ok {

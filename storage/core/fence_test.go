@@ -1,4 +1,4 @@
-package site_test
+package core_test
 
 import (
 	"errors"
@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/baton-dr/baton/storage/backend"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 // A fenced node is named to the Primary's node, so its agent may promote
@@ -14,7 +14,7 @@ import (
 func TestAFencedNodeIsNamedToThePrimaryOnly(t *testing.T) {
 	w := newWorld(t)
 	a := w.sites[clusterA]
-	v, err := a.CreateVolume(site.CreateRequest{Name: "db", Shape: site.Shape{SizeBytes: 1 << 30, PlaceCount: 2, VolumeMode: site.Block}})
+	v, err := a.CreateVolume(core.CreateRequest{Name: "db", Shape: core.Shape{SizeBytes: 1 << 30, PlaceCount: 2, VolumeMode: core.Block}})
 	w.must(err)
 	down, up := "a1", "a2"
 	_, err = a.Attach(v.Ref, up)
@@ -43,7 +43,7 @@ func TestAFencedNodeIsNamedToThePrimaryOnly(t *testing.T) {
 	if got := fenced(up); len(got) != 0 {
 		t.Fatalf("after unfencing the primary's spec names %v", got)
 	}
-	if err := a.FenceNode("nowhere", true); !errors.Is(err, site.ErrNotFound) {
+	if err := a.FenceNode("nowhere", true); !errors.Is(err, core.ErrNotFound) {
 		t.Fatalf("fencing an unknown node: %v, want ErrNotFound", err)
 	}
 }
@@ -54,11 +54,11 @@ func TestAFencedNodeIsNamedToThePrimaryOnly(t *testing.T) {
 func TestAStandAloneReplicaIsRecorded(t *testing.T) {
 	w := newWorld(t)
 	a := w.sites[clusterA]
-	v, err := a.CreateVolume(site.CreateRequest{Name: "db", Shape: site.Shape{SizeBytes: 1 << 30, PlaceCount: 2, VolumeMode: site.Block}})
+	v, err := a.CreateVolume(core.CreateRequest{Name: "db", Shape: core.Shape{SizeBytes: 1 << 30, PlaceCount: 2, VolumeMode: core.Block}})
 	w.must(err)
 	report := func(node string, connection backend.ConnectionState, withDRBD bool) []string {
 		t.Helper()
-		status := site.NodeStatus{Node: node, Address: node}
+		status := core.NodeStatus{Node: node, Address: node}
 		if withDRBD {
 			status.Resources = []backend.ResourceStatus{{Name: v.Dataset(), Role: backend.Secondary, Disk: backend.UpToDate,
 				Peers: []backend.PeerStatus{{Node: "other", Connection: connection}}}}

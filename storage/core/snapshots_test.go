@@ -1,4 +1,4 @@
-package site_test
+package core_test
 
 import (
 	"errors"
@@ -7,19 +7,19 @@ import (
 	"time"
 
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 func TestParseSnapshotRef(t *testing.T) {
 	const good = "aaaaaaaa-0000-4000-8000-00000000000a:a0000000-0000-4000-8000-000000000001@a0000000-0000-4000-8000-000000000002"
-	ref, err := site.ParseSnapshotRef(good)
+	ref, err := core.ParseSnapshotRef(good)
 	if err != nil || ref.String() != good || ref.Name() != "csi-a0000000-0000-4000-8000-000000000002" {
 		t.Fatalf("ParseSnapshotRef(good) = %+v, %v", ref, err)
 	}
 	for _, bad := range []string{"", "@", good[:len(good)-1], strings.Replace(good, "@", ":", 1),
 		"x" + good, good + "@x", strings.ToUpper(good), strings.Repeat("@", 500)} {
-		got, err := site.ParseSnapshotRef(bad)
-		if !errors.Is(err, site.ErrMalformedSnapshotRef) || got != (site.SnapshotRef{}) || len(err.Error()) > 300 {
+		got, err := core.ParseSnapshotRef(bad)
+		if !errors.Is(err, core.ErrMalformedSnapshotRef) || got != (core.SnapshotRef{}) || len(err.Error()) > 300 {
 			t.Errorf("ParseSnapshotRef(%.40q) = %+v, %v; want a short ErrMalformedSnapshotRef", bad, got, err)
 		}
 	}
@@ -29,9 +29,9 @@ func FuzzParseSnapshotRef(f *testing.F) {
 	f.Add("aaaaaaaa-0000-4000-8000-00000000000a:a0000000-0000-4000-8000-000000000001@a0000000-0000-4000-8000-000000000002")
 	f.Add("a:b@c")
 	f.Fuzz(func(t *testing.T, s string) {
-		ref, err := site.ParseSnapshotRef(s)
+		ref, err := core.ParseSnapshotRef(s)
 		if err != nil {
-			if !errors.Is(err, site.ErrMalformedSnapshotRef) || ref != (site.SnapshotRef{}) {
+			if !errors.Is(err, core.ErrMalformedSnapshotRef) || ref != (core.SnapshotRef{}) {
 				t.Fatalf("ParseSnapshotRef(%q) = %+v, %v", s, ref, err)
 			}
 			return
@@ -45,7 +45,7 @@ func FuzzParseSnapshotRef(f *testing.F) {
 func TestASnapshotIsTakenOnTheHomeNodeAndIsIdempotentByName(t *testing.T) {
 	w := newWorld(t)
 	a := w.sites[clusterA]
-	v, err := a.CreateVolume(site.CreateRequest{Name: "db", Shape: site.Shape{SizeBytes: 1 << 30, PlaceCount: 2, VolumeMode: site.Filesystem}})
+	v, err := a.CreateVolume(core.CreateRequest{Name: "db", Shape: core.Shape{SizeBytes: 1 << 30, PlaceCount: 2, VolumeMode: core.Filesystem}})
 	w.must(err)
 	snap, err := a.CreateSnapshot(v.Ref, "snap-1")
 	w.must(err)
@@ -61,9 +61,9 @@ func TestASnapshotIsTakenOnTheHomeNodeAndIsIdempotentByName(t *testing.T) {
 	if len(home) != 1 || home[0].Name != snap.Ref.Name() {
 		t.Fatalf("home node holds %v, want only %s", home, snap.Ref.Name())
 	}
-	other, err := a.CreateVolume(site.CreateRequest{Name: "other", Shape: site.Shape{SizeBytes: 1 << 20, PlaceCount: 1, VolumeMode: site.Block}})
+	other, err := a.CreateVolume(core.CreateRequest{Name: "other", Shape: core.Shape{SizeBytes: 1 << 20, PlaceCount: 1, VolumeMode: core.Block}})
 	w.must(err)
-	if _, err := a.CreateSnapshot(other.Ref, "snap-1"); !errors.Is(err, site.ErrExists) {
+	if _, err := a.CreateSnapshot(other.Ref, "snap-1"); !errors.Is(err, core.ErrExists) {
 		t.Fatalf("the same name of another volume: %v, want ErrExists", err)
 	}
 	list, err := a.ListSnapshots()
@@ -75,23 +75,23 @@ func TestASnapshotIsTakenOnTheHomeNodeAndIsIdempotentByName(t *testing.T) {
 func TestADeletedSnapshotIsDestroyedOnceNoCloneDependsOnIt(t *testing.T) {
 	w := newWorld(t)
 	a := w.sites[clusterA]
-	shape := site.Shape{SizeBytes: 1 << 30, PlaceCount: 1, VolumeMode: site.Filesystem}
-	v, err := a.CreateVolume(site.CreateRequest{Name: "db", Shape: shape})
+	shape := core.Shape{SizeBytes: 1 << 30, PlaceCount: 1, VolumeMode: core.Filesystem}
+	v, err := a.CreateVolume(core.CreateRequest{Name: "db", Shape: shape})
 	w.must(err)
 	snap, err := a.CreateSnapshot(v.Ref, "snap-1")
 	w.must(err)
 	w.run(2 * time.Second)
-	clone, err := a.CreateVolumeFrom(site.CreateRequest{Name: "restored", Shape: shape}, site.CloneSource{Snapshot: snap.Ref})
+	clone, err := a.CreateVolumeFrom(core.CreateRequest{Name: "restored", Shape: shape}, core.CloneSource{Snapshot: snap.Ref})
 	w.must(err)
 	if clone.Origin.Dataset != v.Dataset() || clone.Origin.Snapshot != snap.Ref.Name() || clone.Origin.GUID == "" ||
 		clone.Primary != v.Home || clone.Generation != 0 || clone.Root != clone.Ref {
 		t.Fatalf("clone %+v origin %+v: want a new root cloned from %s on the home node %s", clone.Member, clone.Origin, snap.Ref, v.Home)
 	}
-	repeat, err := a.CreateVolumeFrom(site.CreateRequest{Name: "restored", Shape: shape}, site.CloneSource{Snapshot: snap.Ref})
+	repeat, err := a.CreateVolumeFrom(core.CreateRequest{Name: "restored", Shape: shape}, core.CloneSource{Snapshot: snap.Ref})
 	if err != nil || repeat.Ref != clone.Ref {
 		t.Fatalf("repeated clone: %s, %v; want %s", repeat.Ref, err, clone.Ref)
 	}
-	if _, err := a.CreateVolumeFrom(site.CreateRequest{Name: "restored", Shape: shape}, site.CloneSource{Volume: v.Ref}); !errors.Is(err, site.ErrExists) {
+	if _, err := a.CreateVolumeFrom(core.CreateRequest{Name: "restored", Shape: shape}, core.CloneSource{Volume: v.Ref}); !errors.Is(err, core.ErrExists) {
 		t.Fatalf("the same name from another source: %v, want ErrExists", err)
 	}
 	w.must(a.DeleteSnapshot(snap.Ref))
@@ -114,15 +114,15 @@ func TestADeletedSnapshotIsDestroyedOnceNoCloneDependsOnIt(t *testing.T) {
 func TestAVolumeCloneSnapshotsItsSourceAndRefusesToShrink(t *testing.T) {
 	w := newWorld(t)
 	a := w.sites[clusterA]
-	shape := site.Shape{SizeBytes: 1 << 30, PlaceCount: 1, VolumeMode: site.Block}
-	v, err := a.CreateVolume(site.CreateRequest{Name: "src", Shape: shape})
+	shape := core.Shape{SizeBytes: 1 << 30, PlaceCount: 1, VolumeMode: core.Block}
+	v, err := a.CreateVolume(core.CreateRequest{Name: "src", Shape: shape})
 	w.must(err)
 	small := shape
 	small.SizeBytes = 1 << 20
-	if _, err := a.CreateVolumeFrom(site.CreateRequest{Name: "small", Shape: small}, site.CloneSource{Volume: v.Ref}); !errors.Is(err, site.ErrInvalid) {
+	if _, err := a.CreateVolumeFrom(core.CreateRequest{Name: "small", Shape: small}, core.CloneSource{Volume: v.Ref}); !errors.Is(err, core.ErrInvalid) {
 		t.Fatalf("a clone smaller than its source: %v, want ErrInvalid", err)
 	}
-	clone, err := a.CreateVolumeFrom(site.CreateRequest{Name: "copy", Shape: shape}, site.CloneSource{Volume: v.Ref})
+	clone, err := a.CreateVolumeFrom(core.CreateRequest{Name: "copy", Shape: shape}, core.CloneSource{Volume: v.Ref})
 	w.must(err)
 	w.run(2 * time.Second)
 	if !holds(w.node(clusterA, v.Home), v.Dataset(), clone.Origin.Snapshot) {
@@ -131,8 +131,8 @@ func TestAVolumeCloneSnapshotsItsSourceAndRefusesToShrink(t *testing.T) {
 	if list, _ := a.ListSnapshots(); len(list) != 0 {
 		t.Fatalf("a clone's own snapshot is listed as a user snapshot: %+v", list)
 	}
-	if _, err := a.CreateVolumeFrom(site.CreateRequest{Name: "x", Shape: shape},
-		site.CloneSource{Snapshot: site.SnapshotRef{Member: v.Ref, Snapshot: "a0000000-0000-4000-8000-000000000999"}}); !errors.Is(err, site.ErrNotFound) {
+	if _, err := a.CreateVolumeFrom(core.CreateRequest{Name: "x", Shape: shape},
+		core.CloneSource{Snapshot: core.SnapshotRef{Member: v.Ref, Snapshot: "a0000000-0000-4000-8000-000000000999"}}); !errors.Is(err, core.ErrNotFound) {
 		t.Fatalf("a clone of a missing snapshot: %v, want ErrNotFound", err)
 	}
 }
@@ -143,10 +143,10 @@ func TestOnlyTheActiveEndIsSnapshotted(t *testing.T) {
 	a := w.sites[clusterA]
 	_, err := a.Demote(v.Ref)
 	w.must(err)
-	if _, err := a.CreateSnapshot(v.Ref, "late"); !errors.Is(err, site.ErrNotActive) {
+	if _, err := a.CreateSnapshot(v.Ref, "late"); !errors.Is(err, core.ErrNotActive) {
 		t.Fatalf("a snapshot of a demoted member: %v, want ErrNotActive", err)
 	}
-	if _, err := a.CreateSnapshot(chain.Ref{Cluster: clusterB, Volume: v.Ref.Volume}, "x"); !errors.Is(err, site.ErrNotLocal) {
+	if _, err := a.CreateSnapshot(chain.Ref{Cluster: clusterB, Volume: v.Ref.Volume}, "x"); !errors.Is(err, core.ErrNotLocal) {
 		t.Fatalf("a snapshot of another site's member: %v, want ErrNotLocal", err)
 	}
 }

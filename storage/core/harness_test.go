@@ -1,4 +1,4 @@
-package site_test
+package core_test
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 // This file is a test double of the world around two sites' control planes:
@@ -30,39 +30,39 @@ func (c *clock) Now() time.Time { return c.now }
 type world struct {
 	t      *testing.T
 	clock  *clock
-	sites  map[chain.ClusterID]*site.Site
+	sites  map[chain.ClusterID]*core.Site
 	cut    map[chain.ClusterID]bool
 	nodes  []*paperNode
 	nextID int
 	guids  int
-	sends  []site.SendSpec // every stream the nodes were asked to ship, in order
+	sends  []core.SendSpec // every stream the nodes were asked to ship, in order
 }
 
 type paperNode struct {
 	cluster  chain.ClusterID
 	name     string
-	datasets map[string][]site.SnapshotInfo
-	sent     []site.SendResult
+	datasets map[string][]core.SnapshotInfo
+	sent     []core.SendResult
 }
 
 func newWorld(t *testing.T) *world {
 	w := &world{t: t, clock: &clock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)},
-		sites: map[chain.ClusterID]*site.Site{}, cut: map[chain.ClusterID]bool{}}
+		sites: map[chain.ClusterID]*core.Site{}, cut: map[chain.ClusterID]bool{}}
 	for _, c := range []chain.ClusterID{clusterA, clusterB} {
 		letter := strings.ToLower(string(c[0]))
-		s, err := site.New(site.Config{Cluster: c, Interval: time.Minute, Retention: 2,
+		s, err := core.New(core.Config{Cluster: c, Interval: time.Minute, Retention: 2,
 			NewVolumeID: func() chain.VolumeID {
 				w.nextID++
 				return chain.VolumeID(fmt.Sprintf("%s0000000-0000-4000-8000-%012d", letter, w.nextID))
-			}}, site.NewMemoryStore(), peers{w: w, self: c}, w.clock)
+			}}, core.NewMemoryStore(), peers{w: w, self: c}, w.clock)
 		if err != nil {
 			t.Fatal(err)
 		}
 		w.sites[c] = s
 		for i := 1; i <= 2; i++ {
-			n := &paperNode{cluster: c, name: fmt.Sprintf("%s%d", letter, i), datasets: map[string][]site.SnapshotInfo{}}
+			n := &paperNode{cluster: c, name: fmt.Sprintf("%s%d", letter, i), datasets: map[string][]core.SnapshotInfo{}}
 			w.nodes = append(w.nodes, n)
-			w.must(s.Report(site.NodeStatus{Node: n.name, Address: n.name,
+			w.must(s.Report(core.NodeStatus{Node: n.name, Address: n.name,
 				Usage: backend.Usage{SizeBytes: 100 << 30, FreeBytes: 100 << 30}}))
 		}
 	}
@@ -84,17 +84,17 @@ type peers struct {
 	self chain.ClusterID
 }
 
-func (p peers) to(c chain.ClusterID) (*site.Site, error) {
+func (p peers) to(c chain.ClusterID) (*core.Site, error) {
 	if !p.w.reachable(p.self, c) {
 		return nil, fmt.Errorf("%s -> %s: %w", p.self[:8], c[:8], chain.ErrUnreachable)
 	}
 	return p.w.sites[c], nil
 }
 
-func (p peers) Handover(source chain.Ref) (site.Handover, error) {
+func (p peers) Handover(source chain.Ref) (core.Handover, error) {
 	s, err := p.to(source.Cluster)
 	if err != nil {
-		return site.Handover{}, err
+		return core.Handover{}, err
 	}
 	return s.Handover(source)
 }
@@ -107,7 +107,7 @@ func (p peers) LearnSuccessor(member, successor chain.Ref) error {
 	return s.LearnSuccessor(member, successor)
 }
 
-func (p peers) PrepareReceive(target chain.ClusterID, r site.ReceiveRequest) ([]site.Receiver, error) {
+func (p peers) PrepareReceive(target chain.ClusterID, r core.ReceiveRequest) ([]core.Receiver, error) {
 	s, err := p.to(target)
 	if err != nil {
 		return nil, err
@@ -158,12 +158,12 @@ func (w *world) apply(n *paperNode) {
 			n.datasets[v.Dataset] = nil // a fresh volume or a clone: no snapshots of its own
 		}
 		for _, name := range v.Snapshots {
-			if !slices.ContainsFunc(n.datasets[v.Dataset], func(s site.SnapshotInfo) bool { return s.Name == name }) {
+			if !slices.ContainsFunc(n.datasets[v.Dataset], func(s core.SnapshotInfo) bool { return s.Name == name }) {
 				w.guids++
-				n.datasets[v.Dataset] = append(n.datasets[v.Dataset], site.SnapshotInfo{Name: name, GUID: fmt.Sprintf("g%d", w.guids)})
+				n.datasets[v.Dataset] = append(n.datasets[v.Dataset], core.SnapshotInfo{Name: name, GUID: fmt.Sprintf("g%d", w.guids)})
 			}
 		}
-		n.datasets[v.Dataset] = slices.DeleteFunc(n.datasets[v.Dataset], func(s site.SnapshotInfo) bool {
+		n.datasets[v.Dataset] = slices.DeleteFunc(n.datasets[v.Dataset], func(s core.SnapshotInfo) bool {
 			return slices.Contains(v.Prune, s.Name)
 		})
 	}
@@ -174,17 +174,17 @@ func (w *world) apply(n *paperNode) {
 		w.sends = append(w.sends, send)
 		n.sent = append(n.sent, w.ship(n, send))
 	}
-	status := site.NodeStatus{Node: n.name, Usage: backend.Usage{SizeBytes: 100 << 30, FreeBytes: 100 << 30}, Sent: n.sent}
+	status := core.NodeStatus{Node: n.name, Usage: backend.Usage{SizeBytes: 100 << 30, FreeBytes: 100 << 30}, Sent: n.sent}
 	for _, name := range sortedKeys(n.datasets) {
-		status.Datasets = append(status.Datasets, site.DatasetStatus{Name: name, Snapshots: slices.Clone(n.datasets[name])})
+		status.Datasets = append(status.Datasets, core.DatasetStatus{Name: name, Snapshots: slices.Clone(n.datasets[name])})
 	}
 	w.must(s.Report(status))
 	n.sent = nil
 }
 
 // ship delivers a stream to every receiver the way zfs recv would take it.
-func (w *world) ship(from *paperNode, send site.SendSpec) site.SendResult {
-	result := site.SendResult{Dataset: send.Dataset, Snapshot: send.Snapshot, Target: send.Target,
+func (w *world) ship(from *paperNode, send core.SendSpec) core.SendResult {
+	result := core.SendResult{Dataset: send.Dataset, Snapshot: send.Snapshot, Target: send.Target,
 		Bytes: 4096, Started: w.clock.now, Finished: w.clock.now}
 	if !w.reachable(from.cluster, send.Target) {
 		result.Error = "connection refused"
@@ -194,7 +194,7 @@ func (w *world) ship(from *paperNode, send site.SendSpec) site.SendResult {
 		to := w.node(send.Target, r.Node)
 		spec, err := w.sites[send.Target].Spec(to.name)
 		w.must(err)
-		open := slices.ContainsFunc(spec.Replicas, func(rs site.ReplicaSpec) bool { return rs.Dataset == send.TargetDataset && rs.Open })
+		open := slices.ContainsFunc(spec.Replicas, func(rs core.ReplicaSpec) bool { return rs.Dataset == send.TargetDataset && rs.Open })
 		if !open {
 			result.Error = "replica closed"
 			return result
@@ -207,8 +207,8 @@ func (w *world) ship(from *paperNode, send site.SendSpec) site.SendResult {
 	return result
 }
 
-func receive(n *paperNode, send site.SendSpec) error {
-	snap := site.SnapshotInfo{Name: send.Snapshot, GUID: send.GUID}
+func receive(n *paperNode, send core.SendSpec) error {
+	snap := core.SnapshotInfo{Name: send.Snapshot, GUID: send.GUID}
 	existing, exists := n.datasets[send.TargetDataset]
 	if exists && slices.Contains(existing, snap) {
 		return nil // a retried stream that arrived before
@@ -218,7 +218,7 @@ func receive(n *paperNode, send site.SendSpec) error {
 		if exists {
 			return fmt.Errorf("destination %s exists", send.TargetDataset)
 		}
-		n.datasets[send.TargetDataset] = []site.SnapshotInfo{snap}
+		n.datasets[send.TargetDataset] = []core.SnapshotInfo{snap}
 	case strings.Contains(send.Base, "@"): // a clone stream: the base is found by GUID anywhere
 		if exists {
 			return fmt.Errorf("destination %s exists", send.TargetDataset)
@@ -226,7 +226,7 @@ func receive(n *paperNode, send site.SendSpec) error {
 		if !n.holds(send.BaseGUID) {
 			return fmt.Errorf("most recent snapshot does not match incremental source")
 		}
-		n.datasets[send.TargetDataset] = []site.SnapshotInfo{snap}
+		n.datasets[send.TargetDataset] = []core.SnapshotInfo{snap}
 	default:
 		if !exists || len(existing) == 0 || existing[len(existing)-1].GUID != send.BaseGUID {
 			return fmt.Errorf("most recent snapshot of %s does not match incremental source", send.TargetDataset)
@@ -238,7 +238,7 @@ func receive(n *paperNode, send site.SendSpec) error {
 
 func (n *paperNode) holds(guid string) bool {
 	for _, snaps := range n.datasets {
-		if slices.ContainsFunc(snaps, func(s site.SnapshotInfo) bool { return s.GUID == guid }) {
+		if slices.ContainsFunc(snaps, func(s core.SnapshotInfo) bool { return s.GUID == guid }) {
 			return true
 		}
 	}

@@ -1,4 +1,4 @@
-// Package site is the storage control plane of one site: its volumes and their
+// Package core is the storage control plane of one site: its volumes and their
 // places in replication chains, the replicas it keeps of the other site's
 // members, the pairings that ship snapshots, and what each storage node must do.
 //
@@ -26,4 +26,4 @@
 //     snapshot both hold, so only the delta ships.
 //   - A demoted member whose successor's stream has arrived here is reaped: its
 //     writable device goes, its record and snapshots stay as a tombstone.
-package site
+package core

@@ -1,4 +1,4 @@
-package site
+package core
 
 import (
 	"github.com/baton-dr/baton/storage/chain"

@@ -1,4 +1,4 @@
-package site_test
+package core_test
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 func TestFailoverWithoutForceRefusesWhileTheSourceIsALivePrimary(t *testing.T) {
@@ -15,7 +15,7 @@ func TestFailoverWithoutForceRefusesWhileTheSourceIsALivePrimary(t *testing.T) {
 	v := createProtected(w)
 	b := w.sites[clusterB]
 	before, _ := b.Members(v.Ref)
-	if _, err := b.Failover(v.Ref, false); !errors.Is(err, site.ErrPeerPrimary) {
+	if _, err := b.Failover(v.Ref, false); !errors.Is(err, core.ErrPeerPrimary) {
 		t.Fatalf("fail-over of a live primary without force: %v, want ErrPeerPrimary", err)
 	}
 	if after, _ := b.Members(v.Ref); len(after) != len(before) {
@@ -29,7 +29,7 @@ func TestFailoverWithoutForceWaitsForTheFinalSync(t *testing.T) {
 	a, b := w.sites[clusterA], w.sites[clusterB]
 	_, err := a.Demote(v.Ref)
 	w.must(err)
-	if _, err := b.Failover(v.Ref, false); !errors.Is(err, site.ErrFinalSyncPending) {
+	if _, err := b.Failover(v.Ref, false); !errors.Is(err, core.ErrFinalSyncPending) {
 		t.Fatalf("fail-over before the final sync arrived: %v, want ErrFinalSyncPending", err)
 	}
 	w.run(5 * time.Second)
@@ -45,9 +45,9 @@ func TestFailoverWithoutForceWaitsForTheFinalSync(t *testing.T) {
 func TestFailoverNeedsAReplicaWithASnapshot(t *testing.T) {
 	w := newWorld(t)
 	a, b := w.sites[clusterA], w.sites[clusterB]
-	v, err := a.CreateVolume(site.CreateRequest{Name: "lonely", Shape: site.Shape{SizeBytes: 1 << 20, PlaceCount: 1, VolumeMode: site.Block}})
+	v, err := a.CreateVolume(core.CreateRequest{Name: "lonely", Shape: core.Shape{SizeBytes: 1 << 20, PlaceCount: 1, VolumeMode: core.Block}})
 	w.must(err)
-	if _, err := b.Failover(v.Ref, true); !errors.Is(err, site.ErrNoReplica) {
+	if _, err := b.Failover(v.Ref, true); !errors.Is(err, core.ErrNoReplica) {
 		t.Fatalf("fail-over without a replica: %v, want ErrNoReplica", err)
 	}
 	w.cut[clusterB] = true // nothing arrives
@@ -55,7 +55,7 @@ func TestFailoverNeedsAReplicaWithASnapshot(t *testing.T) {
 	w.must(err)
 	w.cut[clusterB] = false
 	w.must(a.Tick()) // receivers prepared, but nothing shipped yet
-	if _, err := b.Failover(v.Ref, true); !errors.Is(err, site.ErrNoSnapshot) {
+	if _, err := b.Failover(v.Ref, true); !errors.Is(err, core.ErrNoSnapshot) {
 		t.Fatalf("fail-over of an empty replica: %v, want ErrNoSnapshot", err)
 	}
 }
@@ -85,10 +85,10 @@ func TestTheDivergedTailNeverShips(t *testing.T) {
 		t.Errorf("B's replica of %s received %s after the fail-over cloned %s", v.Ref, last.Name, clone.Origin.Snapshot)
 	}
 	got, _ := a.Volume(v.Ref)
-	if got.Successor != clone.Ref || got.Tail != site.TailSnapshot(clone.Ref) || got.State == chain.Active {
+	if got.Successor != clone.Ref || got.Tail != core.TailSnapshot(clone.Ref) || got.State == chain.Active {
 		t.Errorf("A:v1 after its return: %+v tail %q", got.Member, got.Tail)
 	}
-	if _, err := b.PrepareReceive(site.ReceiveRequest{Source: v.Ref, Root: v.Ref, Shape: v.Shape}); !errors.Is(err, site.ErrSuperseded) {
+	if _, err := b.PrepareReceive(core.ReceiveRequest{Source: v.Ref, Root: v.Ref, Shape: v.Shape}); !errors.Is(err, core.ErrSuperseded) {
 		t.Errorf("preparing to receive a superseded member: %v, want ErrSuperseded", err)
 	}
 }
@@ -112,7 +112,7 @@ func TestFailbackShipsACloneStreamFromTheCommonSnapshot(t *testing.T) {
 	if !resyncUntilReady(w, b, clone.Ref, clusterA) {
 		t.Fatal("resync never ready")
 	}
-	var first *site.SendSpec
+	var first *core.SendSpec
 	for i := range w.sends[mark:] {
 		if s := w.sends[mark+i]; s.Dataset == clone.Dataset() && s.Target == clusterA {
 			first = &s
@@ -126,7 +126,7 @@ func TestFailbackShipsACloneStreamFromTheCommonSnapshot(t *testing.T) {
 	if first.Base != want || first.BaseGUID != clone.Origin.GUID {
 		t.Errorf("first fail-back stream from %q (%s), want the clone stream from %q (%s)", first.Base, first.BaseGUID, want, clone.Origin.GUID)
 	}
-	if _, err := b.Resync(clone.Ref, clusterB); !errors.Is(err, site.ErrInvalid) {
+	if _, err := b.Resync(clone.Ref, clusterB); !errors.Is(err, core.ErrInvalid) {
 		t.Errorf("resync with the end's own site as source: %v, want ErrInvalid", err)
 	}
 }
@@ -134,22 +134,22 @@ func TestFailbackShipsACloneStreamFromTheCommonSnapshot(t *testing.T) {
 func TestCreateVolumeIsIdempotentByName(t *testing.T) {
 	w := newWorld(t)
 	a := w.sites[clusterA]
-	shape := site.Shape{SizeBytes: 1 << 30, PlaceCount: 2, VolumeMode: site.Filesystem}
-	first, err := a.CreateVolume(site.CreateRequest{Name: "pvc-1", Shape: shape})
+	shape := core.Shape{SizeBytes: 1 << 30, PlaceCount: 2, VolumeMode: core.Filesystem}
+	first, err := a.CreateVolume(core.CreateRequest{Name: "pvc-1", Shape: shape})
 	w.must(err)
-	second, err := a.CreateVolume(site.CreateRequest{Name: "pvc-1", Shape: shape})
+	second, err := a.CreateVolume(core.CreateRequest{Name: "pvc-1", Shape: shape})
 	if err != nil || second.Ref != first.Ref {
 		t.Fatalf("repeat: %s, %v; want %s", second.Ref, err, first.Ref)
 	}
 	bigger := shape
 	bigger.SizeBytes *= 2
-	if _, err := a.CreateVolume(site.CreateRequest{Name: "pvc-1", Shape: bigger}); !errors.Is(err, site.ErrExists) {
+	if _, err := a.CreateVolume(core.CreateRequest{Name: "pvc-1", Shape: bigger}); !errors.Is(err, core.ErrExists) {
 		t.Fatalf("same name, other size: %v, want ErrExists", err)
 	}
 	if first.Allocation.Port < 7000 || len(first.Allocation.Replicas) != 2 || first.Primary == "" {
 		t.Fatalf("allocation %+v primary %q", first.Allocation, first.Primary)
 	}
-	other, err := a.CreateVolume(site.CreateRequest{Name: "pvc-2", Shape: shape})
+	other, err := a.CreateVolume(core.CreateRequest{Name: "pvc-2", Shape: shape})
 	w.must(err)
 	if other.Allocation.Port == first.Allocation.Port || other.Allocation.Minor == first.Allocation.Minor {
 		t.Fatalf("two volumes share port or minor: %+v %+v", first.Allocation, other.Allocation)
@@ -160,15 +160,15 @@ func TestCreateVolumeRefusesBadRequests(t *testing.T) {
 	w := newWorld(t)
 	a := w.sites[clusterA]
 	for _, tt := range []struct {
-		request site.CreateRequest
+		request core.CreateRequest
 		want    error
 	}{
-		{site.CreateRequest{Shape: site.Shape{SizeBytes: 1, PlaceCount: 1, VolumeMode: site.Block}}, site.ErrInvalid},
-		{site.CreateRequest{Name: "x", Shape: site.Shape{PlaceCount: 1, VolumeMode: site.Block}}, site.ErrInvalid},
-		{site.CreateRequest{Name: "x", Shape: site.Shape{SizeBytes: 1, PlaceCount: 0, VolumeMode: site.Block}}, site.ErrInvalid},
-		{site.CreateRequest{Name: "x", Shape: site.Shape{SizeBytes: 1, PlaceCount: 1, VolumeMode: "Raw"}}, site.ErrInvalid},
-		{site.CreateRequest{Name: "x", Shape: site.Shape{SizeBytes: 1, PlaceCount: 3, VolumeMode: site.Block}}, site.ErrNoCapacity},
-		{site.CreateRequest{Name: "x", Shape: site.Shape{SizeBytes: 1 << 50, PlaceCount: 1, VolumeMode: site.Block}}, site.ErrNoCapacity},
+		{core.CreateRequest{Shape: core.Shape{SizeBytes: 1, PlaceCount: 1, VolumeMode: core.Block}}, core.ErrInvalid},
+		{core.CreateRequest{Name: "x", Shape: core.Shape{PlaceCount: 1, VolumeMode: core.Block}}, core.ErrInvalid},
+		{core.CreateRequest{Name: "x", Shape: core.Shape{SizeBytes: 1, PlaceCount: 0, VolumeMode: core.Block}}, core.ErrInvalid},
+		{core.CreateRequest{Name: "x", Shape: core.Shape{SizeBytes: 1, PlaceCount: 1, VolumeMode: "Raw"}}, core.ErrInvalid},
+		{core.CreateRequest{Name: "x", Shape: core.Shape{SizeBytes: 1, PlaceCount: 3, VolumeMode: core.Block}}, core.ErrNoCapacity},
+		{core.CreateRequest{Name: "x", Shape: core.Shape{SizeBytes: 1 << 50, PlaceCount: 1, VolumeMode: core.Block}}, core.ErrNoCapacity},
 	} {
 		if _, err := a.CreateVolume(tt.request); !errors.Is(err, tt.want) {
 			t.Errorf("%+v: %v, want %v", tt.request, err, tt.want)
@@ -182,12 +182,12 @@ func TestCreateVolumeRefusesBadRequests(t *testing.T) {
 func TestDeleteVolumeDestroysOnlyUnreplicatedVolumes(t *testing.T) {
 	w := newWorld(t)
 	a := w.sites[clusterA]
-	plain, err := a.CreateVolume(site.CreateRequest{Name: "scratch", Shape: site.Shape{SizeBytes: 1 << 20, PlaceCount: 2, VolumeMode: site.Block}})
+	plain, err := a.CreateVolume(core.CreateRequest{Name: "scratch", Shape: core.Shape{SizeBytes: 1 << 20, PlaceCount: 2, VolumeMode: core.Block}})
 	w.must(err)
 	w.run(2 * time.Second)
 	w.must(a.DeleteVolume(plain.Ref))
 	w.run(2 * time.Second)
-	if _, err := a.Volume(plain.Ref); !errors.Is(err, site.ErrNotFound) {
+	if _, err := a.Volume(plain.Ref); !errors.Is(err, core.ErrNotFound) {
 		t.Fatalf("deleted volume still recorded: %v", err)
 	}
 	for _, n := range []string{"a1", "a2"} {
@@ -197,7 +197,7 @@ func TestDeleteVolumeDestroysOnlyUnreplicatedVolumes(t *testing.T) {
 	}
 	w.must(a.DeleteVolume(plain.Ref)) // idempotent
 	protected := createProtected(w)
-	if err := a.DeleteVolume(protected.Ref); !errors.Is(err, site.ErrReplicated) {
+	if err := a.DeleteVolume(protected.Ref); !errors.Is(err, core.ErrReplicated) {
 		t.Fatalf("deleting a replicated volume: %v, want ErrReplicated", err)
 	}
 }
@@ -210,7 +210,7 @@ func TestLearnSuccessorRefusesASecondSuccessor(t *testing.T) {
 	two := chain.Ref{Cluster: clusterB, Volume: "b0000000-0000-4000-8000-000000000902"}
 	w.must(a.LearnSuccessor(v.Ref, one))
 	w.must(a.LearnSuccessor(v.Ref, one))
-	if err := a.LearnSuccessor(v.Ref, two); !errors.Is(err, site.ErrConflict) {
+	if err := a.LearnSuccessor(v.Ref, two); !errors.Is(err, core.ErrConflict) {
 		t.Fatalf("a second successor: %v, want ErrConflict", err)
 	}
 	if err := a.LearnSuccessor(v.Ref, chain.Ref{Cluster: clusterA, Volume: v.Ref.Volume}); err == nil {
@@ -221,13 +221,13 @@ func TestLearnSuccessorRefusesASecondSuccessor(t *testing.T) {
 func TestStatusOfAnUnreplicatedVolume(t *testing.T) {
 	w := newWorld(t)
 	a := w.sites[clusterA]
-	v, err := a.CreateVolume(site.CreateRequest{Name: "plain", Shape: site.Shape{SizeBytes: 1 << 20, PlaceCount: 1, VolumeMode: site.Block}})
+	v, err := a.CreateVolume(core.CreateRequest{Name: "plain", Shape: core.Shape{SizeBytes: 1 << 20, PlaceCount: 1, VolumeMode: core.Block}})
 	w.must(err)
 	st, err := a.Status(v.Ref)
-	if err != nil || st.Health != site.HealthUnknown || !strings.Contains(st.Message, "not replicated") {
+	if err != nil || st.Health != core.HealthUnknown || !strings.Contains(st.Message, "not replicated") {
 		t.Fatalf("status %+v %v", st, err)
 	}
-	if _, err := a.Status(chain.Ref{Cluster: clusterB, Volume: v.Ref.Volume}); !errors.Is(err, site.ErrNotLocal) {
+	if _, err := a.Status(chain.Ref{Cluster: clusterB, Volume: v.Ref.Volume}); !errors.Is(err, core.ErrNotLocal) {
 		t.Fatalf("status of another site's member: %v, want ErrNotLocal", err)
 	}
 }
@@ -248,7 +248,7 @@ func TestAFailoverBeforeTheFirstShipmentClonesThePredecessorsFinalSnapshot(t *te
 	w.must(err)
 	w.cut[clusterB] = true // B is lost before v2 shipped a byte
 	w.must(a.Tick())       // A learns of v2's replica only if B told it: it did not
-	if _, err := a.PrepareReceive(site.ReceiveRequest{Source: v2.Ref, Root: v1.Ref, Generation: 1,
+	if _, err := a.PrepareReceive(core.ReceiveRequest{Source: v2.Ref, Root: v1.Ref, Generation: 1,
 		Shape: v2.Shape, OriginGUID: v2.Origin.GUID}); err != nil {
 		t.Fatal(err) // what B's Tick would have done had it reached A
 	}

@@ -1,17 +1,17 @@
-package site_test
+package core_test
 
 import (
 	"errors"
 	"testing"
 	"time"
 
-	"github.com/baton-dr/baton/storage/site"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 func TestAttachMovesThePrimaryToAReplicaNodeOnly(t *testing.T) {
 	w := newWorld(t)
 	a := w.sites[clusterA]
-	v, err := a.CreateVolume(site.CreateRequest{Name: "db", Shape: site.Shape{SizeBytes: 1 << 30, PlaceCount: 2, VolumeMode: site.Filesystem}})
+	v, err := a.CreateVolume(core.CreateRequest{Name: "db", Shape: core.Shape{SizeBytes: 1 << 30, PlaceCount: 2, VolumeMode: core.Filesystem}})
 	w.must(err)
 	other := "a1"
 	if v.Primary == other {
@@ -31,7 +31,7 @@ func TestAttachMovesThePrimaryToAReplicaNodeOnly(t *testing.T) {
 	if len(spec.Volumes) != 1 || spec.Volumes[0].Role.String() != "Primary" {
 		t.Fatalf("spec of %s: %+v, want the volume as Primary", other, spec.Volumes)
 	}
-	if _, err := a.Attach(v.Ref, "b1"); !errors.Is(err, site.ErrNotPlaced) {
+	if _, err := a.Attach(v.Ref, "b1"); !errors.Is(err, core.ErrNotPlaced) {
 		t.Fatalf("Attach to a node without a replica: %v, want ErrNotPlaced", err)
 	}
 }
@@ -42,7 +42,7 @@ func TestAttachRefusesAFencedMember(t *testing.T) {
 	a := w.sites[clusterA]
 	_, err := a.Demote(v.Ref)
 	w.must(err)
-	if _, err := a.Attach(v.Ref, v.Home); !errors.Is(err, site.ErrNotActive) {
+	if _, err := a.Attach(v.Ref, v.Home); !errors.Is(err, core.ErrNotActive) {
 		t.Fatalf("Attach of a demoted member: %v, want ErrNotActive", err)
 	}
 }
@@ -50,14 +50,14 @@ func TestAttachRefusesAFencedMember(t *testing.T) {
 func TestRecordFilesystemIsRemembered(t *testing.T) {
 	w := newWorld(t)
 	a := w.sites[clusterA]
-	v, err := a.CreateVolume(site.CreateRequest{Name: "db", Shape: site.Shape{SizeBytes: 1 << 30, PlaceCount: 1, VolumeMode: site.Filesystem}})
+	v, err := a.CreateVolume(core.CreateRequest{Name: "db", Shape: core.Shape{SizeBytes: 1 << 30, PlaceCount: 1, VolumeMode: core.Filesystem}})
 	w.must(err)
 	w.must(a.RecordFilesystem(v.Ref, "xfs"))
 	got, _ := a.Volume(v.Ref)
 	if got.FsFound != "xfs" {
 		t.Fatalf("FsFound = %q, want xfs", got.FsFound)
 	}
-	if err := a.RecordFilesystem(v.Ref, ""); !errors.Is(err, site.ErrInvalid) {
+	if err := a.RecordFilesystem(v.Ref, ""); !errors.Is(err, core.ErrInvalid) {
 		t.Fatalf("recording no filesystem: %v, want ErrInvalid", err)
 	}
 }
@@ -70,7 +70,7 @@ func TestCapacityCountsWhatIsPromised(t *testing.T) {
 	if before != 100<<30 {
 		t.Fatalf("capacity of two empty 100 GiB nodes for 2 replicas: %d", before)
 	}
-	_, err = a.CreateVolume(site.CreateRequest{Name: "db", Shape: site.Shape{SizeBytes: 10 << 30, PlaceCount: 1, VolumeMode: site.Block}})
+	_, err = a.CreateVolume(core.CreateRequest{Name: "db", Shape: core.Shape{SizeBytes: 10 << 30, PlaceCount: 1, VolumeMode: core.Block}})
 	w.must(err)
 	w.run(time.Second)
 	one, _ := a.Capacity(1)
@@ -78,7 +78,7 @@ func TestCapacityCountsWhatIsPromised(t *testing.T) {
 	if one != 100<<30 || two != 90<<30 {
 		t.Fatalf("after placing 10 GiB on one node: capacity(1)=%d capacity(2)=%d, want 100 GiB and 90 GiB", one, two)
 	}
-	if _, err := a.Capacity(0); !errors.Is(err, site.ErrInvalid) {
+	if _, err := a.Capacity(0); !errors.Is(err, core.ErrInvalid) {
 		t.Fatalf("capacity for 0 replicas: %v", err)
 	}
 	if three, _ := a.Capacity(3); three != 0 {
