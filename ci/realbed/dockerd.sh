@@ -19,7 +19,7 @@ start() {
 	need_root "the private dockerd"
 	if ! command -v dockerd >/dev/null || ! [ -x /usr/sbin/runc ]; then
 		log "installing docker.io (dockerd and runc)"
-		apt-get install -y -q docker.io >/dev/null
+		apt_install docker.io
 	fi
 	if up; then return 0; fi
 	mkdir -p "$dockerd_dir"

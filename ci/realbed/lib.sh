@@ -65,4 +65,12 @@ lock() {
 	fi
 }
 
+# apt_install PACKAGE...: installs Debian packages; on a fresh machine apt's
+# lists are empty or stale, so a failed install updates them and tries again.
+apt_install() {
+	apt-get install -y -q "$@" >/dev/null 2>&1 && return 0
+	apt-get update -q >/dev/null
+	apt-get install -y -q "$@" >/dev/null
+}
+
 need_root() { [ "$(id -u)" = 0 ] || die "$1 needs root"; }

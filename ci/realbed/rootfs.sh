@@ -19,7 +19,7 @@ tree() {
 	local want="$SUITE $MIRROR $packages"
 	if [ -f "$dir.stamp" ] && [ "$(cat "$dir.stamp")" = "$want" ]; then return 0; fi
 	need_root "debootstrap"
-	command -v debootstrap >/dev/null || apt-get install -y -q debootstrap >/dev/null
+	command -v debootstrap >/dev/null || apt_install debootstrap
 	log "debootstrap $SUITE into $dir -- about a minute"
 	rm -rf "$dir" "$dir.stamp" && mkdir -p "$dir"
 	debootstrap --variant=minbase --include="$packages" "$SUITE" "$dir" "$MIRROR" >"$dir.log" 2>&1 ||

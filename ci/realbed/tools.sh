@@ -17,7 +17,7 @@ if warm; then exit 0; fi
 # runc links libseccomp (cgo); the node image is bookworm, as is this host.
 if ! dpkg -s libseccomp-dev gcc libc6-dev pkg-config >/dev/null 2>&1; then
 	need_root "installing libseccomp-dev and gcc"
-	apt-get install -y -q libseccomp-dev gcc libc6-dev pkg-config >/dev/null
+	apt_install libseccomp-dev gcc libc6-dev pkg-config
 fi
 
 rm -rf "$tools" && mkdir -p "$tools"
