@@ -57,6 +57,12 @@ func Render(ctx context.Context, values Values, release Release) (Rendered, erro
 	if err := values.Validate(); err != nil {
 		return Rendered{}, err
 	}
+	return RenderUnchecked(ctx, values, release)
+}
+
+// RenderUnchecked renders without Validate: the chart's own checks only, as
+// the helm command would meet them.
+func RenderUnchecked(ctx context.Context, values Values, release Release) (Rendered, error) {
 	release = release.withDefaults()
 	c, err := Load()
 	if err != nil {
