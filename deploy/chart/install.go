@@ -76,22 +76,17 @@ func (t Target) configuration() (*action.Configuration, error) {
 // Install installs the chart as a new release: the CRDs first (applied, see
 // ApplyCRDs), then the release. It fails if the release exists.
 func Install(ctx context.Context, t Target, values Values) (*helmrelease.Release, error) {
-	c, vals, err := prepare(ctx, t, values)
+	p, err := prepare(ctx, t, values)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := t.configuration()
-	if err != nil {
-		return nil, err
-	}
-	release := t.Release.withDefaults()
-	install := action.NewInstall(cfg)
-	install.ReleaseName, install.Namespace, install.CreateNamespace = release.Name, release.Namespace, true
+	install := action.NewInstall(p.cfg)
+	install.ReleaseName, install.Namespace, install.CreateNamespace = p.release.Name, p.release.Namespace, true
 	install.SkipCRDs = true // applied by prepare, as an upgrade applies them
 	install.Wait, install.Timeout = t.Wait, t.timeout()
-	rel, err := install.RunWithContext(ctx, c, vals)
+	rel, err := install.RunWithContext(ctx, p.chart, p.values)
 	if err != nil {
-		return nil, explain(ctx, t, fmt.Errorf("failed to install %s into %s: %w", release.Name, release.Namespace, err))
+		return nil, explain(ctx, t, fmt.Errorf("failed to install %s into %s: %w", p.release.Name, p.release.Namespace, err))
 	}
 	return rel, nil
 }
@@ -99,21 +94,16 @@ func Install(ctx context.Context, t Target, values Values) (*helmrelease.Release
 // Upgrade upgrades the release to the embedded chart and these values. Helm
 // never upgrades a chart's CRDs; Upgrade applies them first.
 func Upgrade(ctx context.Context, t Target, values Values) (*helmrelease.Release, error) {
-	c, vals, err := prepare(ctx, t, values)
+	p, err := prepare(ctx, t, values)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := t.configuration()
-	if err != nil {
-		return nil, err
-	}
-	release := t.Release.withDefaults()
-	upgrade := action.NewUpgrade(cfg)
-	upgrade.Namespace, upgrade.SkipCRDs = release.Namespace, true
+	upgrade := action.NewUpgrade(p.cfg)
+	upgrade.Namespace, upgrade.SkipCRDs = p.release.Namespace, true
 	upgrade.Wait, upgrade.Timeout = t.Wait, t.timeout()
-	rel, err := upgrade.RunWithContext(ctx, release.Name, c, vals)
+	rel, err := upgrade.RunWithContext(ctx, p.release.Name, p.chart, p.values)
 	if err != nil {
-		return nil, explain(ctx, t, fmt.Errorf("failed to upgrade %s in %s: %w", release.Name, release.Namespace, err))
+		return nil, explain(ctx, t, fmt.Errorf("failed to upgrade %s in %s: %w", p.release.Name, p.release.Namespace, err))
 	}
 	return rel, nil
 }
@@ -154,23 +144,32 @@ func Uninstall(ctx context.Context, t Target) error {
 	return nil
 }
 
-// prepare checks the values, loads the chart and applies its CRDs.
-func prepare(ctx context.Context, t Target, values Values) (*helmchart.Chart, map[string]any, error) {
+// prepared is what an install or an upgrade starts from.
+type prepared struct {
+	cfg     *action.Configuration
+	chart   *helmchart.Chart
+	values  map[string]any
+	release Release
+}
+
+// prepare checks the values, loads the chart, sets Helm up and applies the
+// chart's CRDs.
+func prepare(ctx context.Context, t Target, values Values) (prepared, error) {
 	if err := values.Validate(); err != nil {
-		return nil, nil, err
+		return prepared{}, err
 	}
-	c, err := Load()
-	if err != nil {
-		return nil, nil, err
+	p := prepared{release: t.Release.withDefaults()}
+	var err error
+	if p.chart, err = Load(); err != nil {
+		return prepared{}, err
 	}
-	vals, err := values.Map()
-	if err != nil {
-		return nil, nil, err
+	if p.values, err = values.Map(); err != nil {
+		return prepared{}, err
 	}
-	if err := ApplyCRDs(ctx, t.Config, t.timeout()); err != nil {
-		return nil, nil, err
+	if p.cfg, err = t.configuration(); err != nil {
+		return prepared{}, err
 	}
-	return c, vals, nil
+	return p, ApplyCRDs(ctx, t.Config, t.timeout())
 }
 
 // ApplyCRDs applies the chart's CRDs (server-side, field manager

@@ -529,15 +529,14 @@ func TestBadValuesAreRefusedClearly(t *testing.T) {
 // TestTheChartRefusesWithoutTheGoSide: the templates' own checks, for people
 // running helm: zfs-drbd with one node, a missing site name.
 func TestTheChartRefusesWithoutTheGoSide(t *testing.T) {
-	v := zfsValues(t)
-	v.Storage.Nodes = v.Storage.Nodes[:1]
-	if _, err := chart.RenderUnchecked(context.Background(), v, chart.Release{}); err == nil || !strings.Contains(err.Error(), "at least 2 storage nodes") {
-		t.Errorf("zfs-drbd with one node: %v", err)
-	}
-	v = btrfsValues(t)
-	v.Site.Name = ""
-	if _, err := chart.RenderUnchecked(context.Background(), v, chart.Release{}); err == nil || !strings.Contains(err.Error(), "site.name is required") {
-		t.Errorf("no site name: %v", err)
+	oneNode := zfsValues(t)
+	oneNode.Storage.Nodes = oneNode.Storage.Nodes[:1]
+	noName := btrfsValues(t)
+	noName.Site.Name = ""
+	for want, v := range map[string]chart.Values{"at least 2 storage nodes": oneNode, "site.name is required": noName} {
+		if _, err := chart.RenderUnchecked(context.Background(), v, chart.Release{}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("want a refusal saying %q, got %v", want, err)
+		}
 	}
 }
 
