@@ -195,7 +195,7 @@ func ApplyCRDs(ctx context.Context, config *rest.Config, timeout time.Duration) 
 		}
 		for _, o := range objects {
 			o.SetManagedFields(nil)
-			if err := cl.Patch(ctx, o, client.Apply, client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
+			if err := cl.Apply(ctx, client.ApplyConfigurationFromUnstructured(o), client.FieldOwner(FieldManager), client.ForceOwnership); err != nil {
 				return fmt.Errorf("failed to apply the CRD %s: %w", o.GetName(), err)
 			}
 			names = append(names, o.GetName())
