@@ -2,7 +2,8 @@
 # `make realbed`: the real bed, end to end. Brings the clusters up (up.sh),
 # builds baton's image (baton-image.sh), deploys baton into each site
 # (deploy.sh), runs the claim round trip in each (proof.sh), then prints what
-# is up, how to reach it, and the one line of what the bed still lacks. It
+# is up, how to reach it, and the one line of what the bed still lacks
+# (`batonctl realbed lacking`, read off the host and the clusters). It
 # leaves the bed running; `make realbed-down` (down.sh) tears it down.
 # Exits 1 naming the step that failed.
 set -euo pipefail
@@ -28,4 +29,5 @@ for c in $CLUSTERS; do
 	printf '  %-13s %s\n                KUBECONFIG=%s\n' "$c" "$what" "$run/$c.kubeconfig"
 done
 echo "  kubectl:      $run/kubectl"
-echo "lacking: DRBD and ZFS (this kernel has neither module: sites run btrfs, one node each), the hub's OCM agents, cross-site replication, \`batonctl scenario run --bed real\`"
+# What the bed lacks, read off the host and the clusters.
+"$(batonctl)" realbed lacking
