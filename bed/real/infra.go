@@ -160,11 +160,7 @@ func notReady(ctx context.Context, client kubernetes.Interface) string {
 		return err.Error()
 	}
 	for _, p := range pods.Items {
-		ready := false
-		for _, cond := range p.Status.Conditions {
-			ready = ready || cond.Type == corev1.PodReady && cond.Status == corev1.ConditionTrue
-		}
-		if !ready && p.Status.Phase != corev1.PodSucceeded {
+		if !podReady(p) && p.Status.Phase != corev1.PodSucceeded {
 			waiting = append(waiting, "pod "+p.Name)
 		}
 	}

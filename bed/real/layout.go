@@ -5,6 +5,8 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+
+	"github.com/baton-dr/baton/storage/chain"
 )
 
 // Cluster is one kind cluster of the bed and the address ranges it owns.
@@ -21,6 +23,8 @@ type Cluster struct {
 	PodSubnet netip.Prefix
 	// ServiceSubnet is the cluster's service range.
 	ServiceSubnet netip.Prefix
+	// ID is a site's storage cluster UUID (deploy.sh names the same).
+	ID chain.ClusterID
 }
 
 // Node is the name of the cluster's one node (its container too).
@@ -38,8 +42,10 @@ func (c Cluster) NodePodCIDR() netip.Prefix {
 // to start when the host routes any of them already.
 var (
 	Hub   = Cluster{Name: "baton-hub", PodSubnet: prefix("10.240.0.0/16"), ServiceSubnet: prefix("10.110.0.0/16")}
-	SiteA = Cluster{Name: "baton-site-a", Site: "site-a", PodSubnet: prefix("10.241.0.0/16"), ServiceSubnet: prefix("10.111.0.0/16")}
-	SiteB = Cluster{Name: "baton-site-b", Site: "site-b", PodSubnet: prefix("10.242.0.0/16"), ServiceSubnet: prefix("10.112.0.0/16")}
+	SiteA = Cluster{Name: "baton-site-a", Site: "site-a", PodSubnet: prefix("10.241.0.0/16"), ServiceSubnet: prefix("10.111.0.0/16"),
+		ID: "0000000a-0000-4000-8000-00000000000a"}
+	SiteB = Cluster{Name: "baton-site-b", Site: "site-b", PodSubnet: prefix("10.242.0.0/16"), ServiceSubnet: prefix("10.112.0.0/16"),
+		ID: "0000000b-0000-4000-8000-00000000000b"}
 
 	// KindSubnet is the docker network the nodes share (KindNetwork): where the
 	// sites reach each other and the hub (the nodes' addresses).
@@ -130,3 +136,9 @@ func (p Paths) Tools() string { return filepath.Join(p.Cache, "tools") }
 
 // DockerSocket is the private dockerd's socket (dockerd.sh).
 func (p Paths) DockerSocket() string { return filepath.Join(p.Cache, "dockerd", "docker.sock") }
+
+// AddonsSocket is the site's CSI controller's csi-addons socket, in the
+// site's host directory (site.yaml mounts it there).
+func (p Paths) AddonsSocket(cluster string) string {
+	return filepath.Join(p.SiteState(cluster), cluster, "csi-controller", "addons.sock")
+}

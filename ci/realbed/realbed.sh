@@ -13,21 +13,22 @@ need_root "the real bed"
 started=$SECONDS
 bash "$realbed_dir/up.sh"
 image=$(bash "$realbed_dir/baton-image.sh") || die "building baton's image failed"
-for site in $SITES; do
-	bash "$realbed_dir/deploy.sh" "$site" "$image" || die "$site: deploying baton failed"
-done
+ctl=$(batonctl)
+"$ctl" realbed deploy "$image" || die "deploying baton failed"
 for site in $SITES; do
 	bash "$realbed_dir/proof.sh" "$site" "$image" || die "$site: the claim round trip failed"
 done
+replicated=$("$ctl" realbed prove-replication) || die "the cross-site replication proof failed"
+log "$replicated"
 
 echo "real bed up in $((SECONDS - started)) s (private dockerd: export DOCKER_HOST=$DOCKER_HOST)"
 for c in $CLUSTERS; do
 	case " $SITES " in
-	*" $c "*) what="baton ${image##*:} (operator, node agent on btrfs, CSI driver), claim round trip passed" ;;
+	*" $c "*) what="baton ${image##*:} (operator, node agent on btrfs, CSI driver), claim round trip passed, replicating to its peer" ;;
 	*) what="kind cluster only" ;;
 	esac
 	printf '  %-13s %s\n                KUBECONFIG=%s\n' "$c" "$what" "$run/$c.kubeconfig"
 done
 echo "  kubectl:      $run/kubectl"
 # What the bed lacks, read off the host and the clusters.
-"$(batonctl)" realbed lacking
+"$ctl" realbed lacking

@@ -47,6 +47,33 @@ ranges, on the docker network baton-realbed.`,
 			return in.Down(context.Background())
 		},
 	}, &cobra.Command{
+		Use:   "deploy IMAGE",
+		Short: "deploy baton (IMAGE, from ci/realbed/baton-image.sh) into both sites and register each as the other's peer",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			in, err := newInfra(cmd)
+			if err != nil {
+				return err
+			}
+			return in.Deploy(cmd.Context(), args[0])
+		},
+	}, &cobra.Command{
+		Use:   "prove-replication",
+		Short: "replicate a claim of site A to site B and find its shipped snapshots in B's records",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			in, err := newInfra(cmd)
+			if err != nil {
+				return err
+			}
+			what, err := in.ProveReplication(cmd.Context())
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), what)
+			return nil
+		},
+	}, &cobra.Command{
 		Use:   "lacking",
 		Short: "print, in one line read off the host and the running clusters, what the real bed lacks",
 		Args:  cobra.NoArgs,
