@@ -74,6 +74,17 @@ ranges, on the docker network baton-realbed.`,
 			return nil
 		},
 	}, &cobra.Command{
+		Use:   "heal",
+		Short: "remove every partition from the bed's nodes (a crashed scenario run's too)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			in, err := newInfra(cmd)
+			if err != nil {
+				return err
+			}
+			return in.Heal(cmd.Context())
+		},
+	}, &cobra.Command{
 		Use:   "lacking",
 		Short: "print, in one line read off the host and the running clusters, what the real bed lacks",
 		Args:  cobra.NoArgs,
