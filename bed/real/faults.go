@@ -140,7 +140,9 @@ func (b *Bed) notSupported(what string) {
 	b.violate("bed: not supported on the real bed", what+" is not supported on the real bed")
 }
 
-func errNotSupported(what string) error { return fmt.Errorf("%s is not supported on the real bed", what) }
+func errNotSupported(what string) error {
+	return fmt.Errorf("%s is not supported on the real bed", what)
+}
 
 // Degrade is not supported on the real bed yet (tc netem in the nodes).
 func (b *Bed) Degrade(d bed.Degradation) { b.notSupported("degrading the sites' link") }
@@ -152,7 +154,9 @@ func (b *Bed) Restore() {}
 func (b *Bed) CrashNode(site, node string) { b.notSupported("crashing a storage node") }
 
 // RestartNode is not supported on the real bed yet.
-func (b *Bed) RestartNode(site, node string) error { return errNotSupported("restarting a storage node") }
+func (b *Bed) RestartNode(site, node string) error {
+	return errNotSupported("restarting a storage node")
+}
 
 // CrashController is not supported on the real bed yet.
 func (b *Bed) CrashController(site string) { b.notSupported("crashing a site's operator") }
