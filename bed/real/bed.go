@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	chaosv1alpha1 "github.com/chaos-mesh/chaos-mesh/api/v1alpha1"
 	"github.com/csi-addons/spec/lib/go/replication"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -84,7 +85,7 @@ type Bed struct {
 	apps     map[string]*app
 	appOrder []string
 	hubCut   map[string]bool
-	cuts     map[[2]string]bool // site->site cuts made, for HealAll and Close
+	chaos    map[string]chaosv1alpha1.NetworkChaos // the faults injected now, by name
 	ramen    *ramen.Driver
 
 	timeline   []reports.Event
@@ -114,7 +115,7 @@ type site struct {
 // from a crashed run, and dials each site's csi-addons socket.
 func New(infra *Infra, options Options) (b *Bed, err error) {
 	b = &Bed{options: options.withDefaults(), infra: infra, started: time.Now(), apps: map[string]*app{},
-		hubCut: map[string]bool{}, cuts: map[[2]string]bool{}, checker: chain.NewChecker(), reported: map[string]bool{},
+		hubCut: map[string]bool{}, chaos: map[string]chaosv1alpha1.NetworkChaos{}, checker: chain.NewChecker(), reported: map[string]bool{},
 		run: fmt.Sprintf("%x", time.Now().Unix()%0xffffff)}
 	b.ramen = &ramen.Driver{Sites: []string{SiteA.Site, SiteB.Site}, Reaches: func(site string) bool { return !b.hubCut[site] },
 		Until: b.pump, Limit: b.options.ActionLimit, Event: b.event, Violate: b.violate, TellWishes: true}

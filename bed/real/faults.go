@@ -4,7 +4,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
+
+	chaosv1alpha1 "github.com/chaos-mesh/chaos-mesh/api/v1alpha1"
 
 	"github.com/baton-dr/baton/bed"
 	"github.com/baton-dr/baton/reports"
@@ -57,13 +58,14 @@ func (b *Bed) HealAll() {
 
 func (b *Bed) healSites() error {
 	clear(b.hubCut)
-	if len(b.cuts) == 0 {
+	if len(b.chaos) == 0 {
 		return nil
 	}
-	clear(b.cuts)
-	return b.applyCuts()
+	clear(b.chaos)
+	return b.applyChaos()
 }
 
+// cut makes (on) or lifts (off) the NetworkChaos objects between a and c.
 func (b *Bed) cut(a, c string, bothWays, on bool) error {
 	from, err := endpoint(a)
 	if err != nil {
@@ -76,15 +78,16 @@ func (b *Bed) cut(a, c string, bothWays, on bool) error {
 	if from.Name == to.Name {
 		return nil
 	}
-	pairs := [][2]string{{from.Name, to.Name}}
-	if bothWays || !on {
-		pairs = append(pairs, [2]string{to.Name, from.Name})
-	}
-	for _, key := range pairs {
-		if on {
-			b.cuts[key] = true
-		} else {
-			delete(b.cuts, key)
+	if on {
+		address, _, err := nodeContainer(context.Background(), to)
+		if err != nil {
+			return err
+		}
+		o := partitionChaos(from, to, address, bothWays)
+		b.chaos[o.Name] = o
+	} else {
+		for _, pair := range [][2]Cluster{{from, to}, {to, from}} {
+			delete(b.chaos, partitionChaos(pair[0], pair[1], "", false).Name)
 		}
 	}
 	if from.Name == Hub.Name || to.Name == Hub.Name {
@@ -98,40 +101,21 @@ func (b *Bed) cut(a, c string, bothWays, on bool) error {
 			delete(b.hubCut, site)
 		}
 	}
-	return b.applyCuts()
+	return b.applyChaos()
 }
 
-// applyCuts renders the cuts made into every node's table.
-func (b *Bed) applyCuts() error {
-	addresses := map[string]string{}
-	for _, c := range Clusters() {
-		ip, _, err := nodeContainer(context.Background(), c)
-		if err != nil {
-			return err
-		}
-		addresses[c.Name] = ip
+// applyChaos injects the objects made, sorted by name, into the nodes.
+func (b *Bed) applyChaos() error {
+	names := make([]string, 0, len(b.chaos))
+	for name := range b.chaos {
+		names = append(names, name)
 	}
-	var keys [][2]string
-	for k := range b.cuts {
-		keys = append(keys, k)
+	slices.Sort(names)
+	objects := make([]chaosv1alpha1.NetworkChaos, len(names))
+	for i, name := range names {
+		objects[i] = b.chaos[name]
 	}
-	slices.SortFunc(keys, func(x, y [2]string) int { return strings.Compare(x[0]+x[1], y[0]+y[1]) })
-	var cuts []Cut
-	for _, k := range keys {
-		from, _ := clusterNamed(k[0])
-		to, _ := clusterNamed(k[1])
-		cuts = append(cuts, Cut{From: from, To: to})
-	}
-	return applyCuts(cuts, addresses)
-}
-
-func clusterNamed(name string) (Cluster, bool) {
-	for _, c := range Clusters() {
-		if c.Name == name {
-			return c, true
-		}
-	}
-	return Cluster{}, false
+	return applyChaos(objects)
 }
 
 // notSupported records, as a violation, a fault asked of the real bed that

@@ -5,9 +5,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
+	chaosv1alpha1 "github.com/chaos-mesh/chaos-mesh/api/v1alpha1"
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
 	kindexec "sigs.k8s.io/kind/pkg/exec"
 )
@@ -17,28 +17,49 @@ import (
 // crashed run is found and removed.
 const chaosTable = "inet baton-chaos"
 
-// Cut is one direction of a partition: the node of From drops every packet
-// it sends to To's address. A TCP connection needs both directions, so a
-// one-way cut stops calls either way; what differs is who times out.
-type Cut struct{ From, To Cluster }
-
-// chaosRules renders a node's table for the cuts leaving it: a postrouting
-// chain (after the service NAT, so pods' and NodePorts' replies are caught
-// as well as the node's own packets) dropping each destination. The first
-// two statements make the load idempotent (nft's own idiom): the table is
-// made if missing, then deleted, then made whole.
-func chaosRules(destinations []string) string {
+// A fault is described as chaos-mesh describes it -- a NetworkChaos
+// object (chaos.go) -- and injected here: each object selects one node of
+// the bed (selector.nodes) and names the addresses it cuts
+// (externalTargets); the node's table holds one rule per object and
+// target: an egress chain (postrouting, after the service NAT, so pods'
+// packets and NodePorts' replies are caught as well as the node's own)
+// for direction to, an ingress chain (prerouting, before conntrack's NAT)
+// for from, both for both. A partition drops; a loss drops its share
+// (nft's numgen). The first two statements make the load idempotent
+// (nft's own idiom): the table made if missing, deleted, then made whole.
+func chaosRules(rules []nftRule) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "table %s\ndelete table %s\n", chaosTable, chaosTable)
-	if len(destinations) == 0 {
+	if len(rules) == 0 {
 		return b.String()
 	}
-	fmt.Fprintf(&b, "table %s {\n\tchain partition {\n\t\ttype filter hook postrouting priority 300; policy accept;\n", chaosTable)
-	for _, d := range destinations {
-		fmt.Fprintf(&b, "\t\tip daddr %s counter drop\n", d)
+	fmt.Fprintf(&b, "table %s {\n", chaosTable)
+	for _, chain := range []struct{ name, hook, priority, field string }{
+		{"egress", "postrouting", "300", "daddr"}, {"ingress", "prerouting", "-300", "saddr"}} {
+		fmt.Fprintf(&b, "\tchain %s {\n\t\ttype filter hook %s priority %s; policy accept;\n", chain.name, chain.hook, chain.priority)
+		for _, r := range rules {
+			if r.ingress != (chain.name == "ingress") {
+				continue
+			}
+			verdict := "drop"
+			if r.lossPercent < 100 {
+				verdict = fmt.Sprintf("numgen random mod 100 < %d drop", r.lossPercent)
+			}
+			fmt.Fprintf(&b, "\t\tip %s %s counter %s comment \"%s\"\n", chain.field, r.address, verdict, r.name)
+		}
+		b.WriteString("\t}\n")
 	}
-	b.WriteString("\t}\n}\n")
+	b.WriteString("}\n")
 	return b.String()
+}
+
+// nftRule is one address a node drops packets to (egress) or from
+// (ingress), all of them or lossPercent of them.
+type nftRule struct {
+	name        string
+	address     string
+	ingress     bool
+	lossPercent int
 }
 
 // node is kind's handle on the cluster's one node: commands run in its
@@ -72,17 +93,19 @@ func nodeRun(c Cluster, stdin string, name string, args ...string) (string, erro
 	return out.String(), nil
 }
 
-// applyCuts makes every node's table say exactly the cuts leaving it.
-func applyCuts(cuts []Cut, addresses map[string]string) error {
-	for _, c := range Clusters() {
-		var destinations []string
-		for _, cut := range cuts {
-			if cut.From.Name == c.Name {
-				destinations = append(destinations, addresses[cut.To.Name])
-			}
+// applyChaos makes every node's table say exactly what the objects ask
+// of it.
+func applyChaos(objects []chaosv1alpha1.NetworkChaos) error {
+	perNode := map[string][]nftRule{}
+	for _, o := range objects {
+		node, rules, err := nftRules(o)
+		if err != nil {
+			return err
 		}
-		slices.Sort(destinations)
-		if _, err := nodeRun(c, chaosRules(destinations), "nft", "-f", "-"); err != nil {
+		perNode[node] = append(perNode[node], rules...)
+	}
+	for _, c := range Clusters() {
+		if _, err := nodeRun(c, chaosRules(perNode[c.Node()]), "nft", "-f", "-"); err != nil {
 			return err
 		}
 	}
@@ -106,7 +129,7 @@ func leftoverCuts() ([]string, error) {
 
 // Heal removes every partition from the bed's nodes: a crashed run's too.
 func (in *Infra) Heal(ctx context.Context) error {
-	return applyCuts(nil, nil)
+	return applyChaos(nil)
 }
 
 // leftoverPartitions refuses to run a scenario on nodes a crashed run left
