@@ -30,5 +30,14 @@ for c in $CLUSTERS; do
 	printf '  %-13s %s\n                KUBECONFIG=%s\n' "$c" "$what" "$run/$c.kubeconfig"
 done
 echo "  kubectl:      $run/kubectl"
+# The scenarios, on the sites just brought up (REALBED_SCENARIOS, make
+# realbed's wordpress/failover gitea/relocate by default; empty runs none).
+status=0
+if [ -n "${REALBED_SCENARIOS:-}" ]; then
+	out=${REALBED_OUT:-out/realbed}
+	# shellcheck disable=SC2086 # the list is words
+	"$ctl" scenario run $REALBED_SCENARIOS --bed real --out "$repo_root/$out" || status=1
+fi
 # What the bed lacks, read off the host and the clusters.
 "$ctl" realbed lacking
+exit "$status"
