@@ -32,6 +32,10 @@ kubectl apply -f "$repo_root/deploy/rbac" >/dev/null
 
 # One CA for the bed signs every site's storage API certificate; the
 # certificate names the Service the CSI driver and the node agent reach.
+# The sites deploy at once: the CA and its serial file are made and used
+# under one lock.
+exec 9>"$run/.ca.lock"
+flock 9
 if ! [ -f "$run/ca.crt" ]; then
 	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 -subj /CN=baton-realbed-ca \
 		-keyout "$run/ca.key" -out "$run/ca.crt" 2>/dev/null
@@ -54,6 +58,7 @@ issue baton-controller-tls "baton-controller.$site" \
 issue baton-node-stream-tls "baton-node-stream.$site" "IP:$node_ip"
 kubectl -n baton-system create secret generic baton-ca --from-file ca.crt="$run/ca.crt" \
 	--dry-run=client -o yaml | kubectl apply -f - >/dev/null
+flock -u 9
 
 sed -e "s|@IMAGE@|$image|g" -e "s|@SITE@|$site|g" -e "s|@CLUSTER_ID@|$cluster_id|g" \
 	-e "s|@NODE@|$node|g" -e "s|@NODE_IP@|$node_ip|g" "$realbed_dir/site.yaml" >"$run/$site.baton.yaml"

@@ -12,6 +12,7 @@
 # nothing is up.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+. "$realbed_dir/batonctl.sh"
 need_root "tearing the real bed down"
 
 status=0

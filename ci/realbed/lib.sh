@@ -27,12 +27,12 @@ BASE_IMAGE=baton.local/kind-base:$KIND_VERSION
 CLUSTERS="baton-hub baton-site-a baton-site-b"
 SITES="baton-site-a baton-site-b"
 
-# The private dockerd's default bridge: a fixed name so teardown can find it.
-# The bed's own network (baton-realbed, bridge br-batonrb) and every cluster's
-# ranges are bed/real's (layout.go), which keeps them clear of each other and
-# of the host's routes.
+# The private dockerd's default bridge and the bridge of kind's "kind" network:
+# fixed names so teardown can find them, and so one firewall rule can let the
+# nodes reach each other.
 DOCKERD_BRIDGE=batonrb0
 DOCKERD_BRIDGE_CIDR=10.254.253.1/24
+KIND_BRIDGE=br-batonrb
 
 realbed_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo_root=$(cd "$realbed_dir/../.." && pwd)
@@ -71,14 +71,6 @@ apt_install() {
 	apt-get install -y -q "$@" >/dev/null 2>&1 && return 0
 	apt-get update -q >/dev/null
 	apt-get install -y -q "$@" >/dev/null
-}
-
-# batonctl: builds batonctl into $cache/bin (the real bed's Go side: kind's
-# API, teardown, the scenarios) and prints its path.
-batonctl() {
-	mkdir -p "$cache/bin"
-	(cd "$repo_root" && go build -o "$cache/bin/batonctl" ./cmd/batonctl) || die "building batonctl failed"
-	echo "$cache/bin/batonctl"
 }
 
 need_root() { [ "$(id -u)" = 0 ] || die "$1 needs root"; }

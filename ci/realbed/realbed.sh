@@ -8,6 +8,7 @@
 # Exits 1 naming the step that failed.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+. "$realbed_dir/batonctl.sh"
 need_root "the real bed"
 
 started=$SECONDS

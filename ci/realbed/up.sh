@@ -7,6 +7,7 @@
 # rule). down.sh undoes it.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+. "$realbed_dir/batonctl.sh"
 need_root "the real bed"
 
 started=$SECONDS
