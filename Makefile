@@ -42,11 +42,13 @@ localbed: ## run the scenarios on real kube-apiservers, binaries and network nam
 
 # The real bed needs root (a private dockerd, debootstrap, loop devices). Cold it
 # builds kind, the node image and baton's image into ~/.cache/baton/realbed;
-# it leaves three kind clusters running; see docs/realbed.md.
-realbed: ## start a kind hub and two sites with baton on btrfs; prove a claim round trip in each (root)
-	@bash ci/realbed/realbed.sh
+# it leaves three kind clusters running (REALBED_SCENARIOS= skips the
+# scenarios); see docs/realbed.md.
+REALBED_SCENARIOS ?= wordpress/failover gitea/relocate
+realbed: ## kind hub + two sites with baton on btrfs, replicating to each other; run REALBED_SCENARIOS on them (root)
+	@REALBED_SCENARIOS="$(REALBED_SCENARIOS)" REALBED_OUT=out/realbed bash ci/realbed/realbed.sh
 
-realbed-down: ## tear the real bed down: clusters, loop devices, firewall rule, private dockerd
+realbed-down: ## tear the real bed down: clusters, network, every loop device its sites attached, firewall rule, private dockerd
 	@bash ci/realbed/down.sh
 
 # vmtest needs root (debootstrap, chroot) the first time, when it builds the guest
