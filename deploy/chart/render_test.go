@@ -193,13 +193,13 @@ func TestTheSidecarsShareTheDriversSockets(t *testing.T) {
 	spec := controller.Spec.Template.Spec
 	driver, provisioner, addons := container(t, spec, "baton-csi"), container(t, spec, "csi-provisioner"), container(t, spec, "csi-addons")
 	if !hasArg(driver, "--mode=controller") || !hasArg(driver, "--endpoint=unix:///csi/csi.sock") ||
-		!hasArg(driver, "--csi-addons-address=unix:///csi/csi-addons.sock") {
+		!hasArg(driver, "--csi-addons-address=unix:///csi/addons.sock") {
 		t.Errorf("baton-csi controller args %v", driver.Args)
 	}
 	if !hasArg(provisioner, "--csi-address=/csi/csi.sock") {
 		t.Errorf("csi-provisioner args %v", provisioner.Args)
 	}
-	for _, arg := range []string{"--csi-addons-address=unix:///csi/csi-addons.sock", "--controller-port=9070", "--node-id=$(NODE_NAME)",
+	for _, arg := range []string{"--csi-addons-address=unix:///csi/addons.sock", "--controller-port=9070", "--node-id=$(NODE_NAME)",
 		"--pod=$(POD_NAME)", "--namespace=$(POD_NAMESPACE)", "--pod-uid=$(POD_UID)"} {
 		if !hasArg(addons, arg) {
 			t.Errorf("csi-addons sidecar lacks %s: %v", arg, addons.Args)
@@ -254,6 +254,34 @@ func volume(t *testing.T, spec corev1.PodSpec, name string) corev1.Volume {
 	}
 	t.Fatalf("no volume %s", name)
 	return corev1.Volume{}
+}
+
+// TestTheControllerSocketsCanLiveOnTheHost: for a tool on the node that
+// dials the driver (the real bed), a host directory and one pod at a time;
+// by default the pod's own directory. Every pod carries its app label.
+func TestTheControllerSocketsCanLiveOnTheHost(t *testing.T) {
+	v := btrfsValues(t)
+	r := render(t, v)
+	var d appsv1.Deployment
+	find(t, r.Objects, "Deployment", "baton-csi-controller", &d)
+	if socket := volume(t, d.Spec.Template.Spec, "socket"); socket.EmptyDir == nil || d.Spec.Strategy.Type != "" {
+		t.Errorf("default socket volume %+v, strategy %q", socket.VolumeSource, d.Spec.Strategy.Type)
+	}
+	v.CSI.ControllerSocketDir = "/var/lib/baton-realbed/baton-site-a/csi-controller"
+	find(t, render(t, v).Objects, "Deployment", "baton-csi-controller", &d)
+	socket := volume(t, d.Spec.Template.Spec, "socket")
+	if socket.HostPath == nil || socket.HostPath.Path != v.CSI.ControllerSocketDir || d.Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType {
+		t.Errorf("socket volume %+v, strategy %q", socket.VolumeSource, d.Spec.Strategy.Type)
+	}
+	for _, o := range r.Objects {
+		if o.GetKind() != "Deployment" && o.GetKind() != "DaemonSet" {
+			continue
+		}
+		labels, _, _ := unstructured.NestedStringMap(o.Object, "spec", "template", "metadata", "labels")
+		if labels["app"] != o.GetName() {
+			t.Errorf("%s %s's pods are labelled app=%q", o.GetKind(), o.GetName(), labels["app"])
+		}
+	}
 }
 
 // TestRBACIsLeastPrivilege: the operator has exactly the roles controller-gen
@@ -394,7 +422,7 @@ func TestCrossSiteReachIsOnNodePorts(t *testing.T) {
 		t.Errorf("storage API service %s %+v", api.Spec.Type, api.Spec.Ports)
 	}
 	if stream.Spec.Type != corev1.ServiceTypeNodePort || stream.Spec.ExternalTrafficPolicy != corev1.ServiceExternalTrafficPolicyLocal ||
-		len(stream.Spec.Ports) != 1 || stream.Spec.Ports[0].NodePort != 30444 {
+		len(stream.Spec.Ports) != 1 || stream.Spec.Ports[0].NodePort != 30500 {
 		t.Errorf("stream service %s %s %+v", stream.Spec.Type, stream.Spec.ExternalTrafficPolicy, stream.Spec.Ports)
 	}
 	specs := podSpecs(t, r.Objects)
@@ -402,7 +430,7 @@ func TestCrossSiteReachIsOnNodePorts(t *testing.T) {
 		!hasArg(c, "--peers-secret=baton-peers") || !hasArg(c, "--csi-secret=baton-csi") {
 		t.Errorf("operator args %v", c.Args)
 	}
-	if c := container(t, specs["baton-node"], "baton-node"); !hasArg(c, "--stream-address=:9444") || !hasArg(c, "--advertise-address=$(NODE_IP):30444") {
+	if c := container(t, specs["baton-node"], "baton-node"); !hasArg(c, "--stream-address=:9500") || !hasArg(c, "--advertise-address=$(NODE_IP):30500") {
 		t.Errorf("node agent args %v", c.Args)
 	}
 	var peers corev1.Secret
@@ -458,7 +486,7 @@ func TestZFSDRBDModeRunsTheZFSAndDRBDBackends(t *testing.T) {
 	}
 	agent := container(t, node, "baton-node")
 	for _, arg := range []string{"--backend=zfs", "--zfs-dataset=baton/volumes", "--zfs-pool-file=/var/lib/baton-realbed/baton-site-a/zfs.img",
-		"--pool-size-bytes=4294967296", "--drbd-config-dir=/var/lib/baton-realbed/baton-site-a/drbd", "--advertise-address=$(NODE_IP):9444"} {
+		"--pool-size-bytes=4294967296", "--drbd-config-dir=/var/lib/baton-realbed/baton-site-a/drbd", "--advertise-address=$(NODE_IP):9500"} {
 		if !hasArg(agent, arg) {
 			t.Errorf("baton-node lacks %s: %v", arg, agent.Args)
 		}

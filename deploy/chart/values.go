@@ -125,11 +125,12 @@ type Node struct {
 
 // CSI is the CSI driver.
 type CSI struct {
-	DriverName         string `json:"driverName"`
-	ControllerReplicas int    `json:"controllerReplicas"`
-	ProvisionerTimeout string `json:"provisionerTimeout"`
-	Registrar          string `json:"registrar"`
-	LogLevel           int    `json:"logLevel"`
+	DriverName          string `json:"driverName"`
+	ControllerReplicas  int    `json:"controllerReplicas"`
+	ProvisionerTimeout  string `json:"provisionerTimeout"`
+	ControllerSocketDir string `json:"controllerSocketDir"`
+	Registrar           string `json:"registrar"`
+	LogLevel            int    `json:"logLevel"`
 }
 
 // CSIAddons is the csi-addons sidecar and controller manager.
@@ -256,6 +257,9 @@ func (v Values) Validate() error {
 	}
 	if v.TLS.Create && v.CrossSite.Enabled && (v.TLS.StreamCert == "" || v.TLS.StreamKey == "") {
 		problem("tls.create with crossSite.enabled needs tls.streamCert and tls.streamKey")
+	}
+	if v.CSI.ControllerSocketDir != "" && !strings.HasPrefix(v.CSI.ControllerSocketDir, "/") {
+		problem("csi.controllerSocketDir %q is not an absolute path", v.CSI.ControllerSocketDir)
 	}
 	if v.CSI.Registrar != "stand-in" && v.CSI.Registrar != "node-driver-registrar" {
 		problem("csi.registrar %q: want stand-in or node-driver-registrar", v.CSI.Registrar)
