@@ -27,10 +27,14 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	v1 "github.com/baton-dr/baton/api/v1alpha1"
 	"github.com/baton-dr/baton/bed/controlplane"
+	site "github.com/baton-dr/baton/controllers/site"
 	"github.com/baton-dr/baton/deploy/chart"
+	"github.com/baton-dr/baton/storageapi"
 )
 
 var server struct {
@@ -205,6 +209,7 @@ func TestTheChartInstallsUpgradesAndUninstallsOnARealAPIServer(t *testing.T) {
 		t.Errorf("the storage API's Service is %s %+v", api.Spec.Type, api.Spec.Ports)
 	}
 	checkAccess(t, ctx, c)
+	operator, asOperator := checkPeers(t, ctx, target, values)
 
 	// An upgrade: a second peer, a louder operator.
 	values.Peers = append(values.Peers, chart.Peer{ClusterID: "0000000c-0000-4000-8000-00000000000c", Endpoint: "https://172.18.0.6:30443", Secret: "token-c"})
@@ -222,11 +227,17 @@ func TestTheChartInstallsUpgradesAndUninstallsOnARealAPIServer(t *testing.T) {
 	if !strings.Contains(string(peers.Data["clusters"]), "0000000c-0000-4000-8000-00000000000c") {
 		t.Errorf("the peers secret after the upgrade: %s", peers.Data["clusters"])
 	}
-	operator, err := get(ctx, c, "Deployment", chart.DefaultNamespace, "baton-controller")
+	if _, err := operator.Reconcile(ctx, ctrl.Request{}); err != nil {
+		t.Fatal(err)
+	}
+	if entry, ok := csiClusters(t, ctx, asOperator, values).Entry("0000000c-0000-4000-8000-00000000000c"); !ok || entry.Local {
+		t.Errorf("the operator did not register the peer the upgrade added: %v (found %v)", entry, ok)
+	}
+	deployment, err := get(ctx, c, "Deployment", chart.DefaultNamespace, "baton-controller")
 	if err != nil {
 		t.Fatal(err)
 	}
-	args, _, _ := unstructured.NestedSlice(operator.Object, "spec", "template", "spec", "containers")
+	args, _, _ := unstructured.NestedSlice(deployment.Object, "spec", "template", "spec", "containers")
 	if !strings.Contains(fmt.Sprint(args), "--v=1") {
 		t.Errorf("the operator's args after the upgrade: %v", args)
 	}
@@ -258,6 +269,58 @@ func TestTheChartInstallsUpgradesAndUninstallsOnARealAPIServer(t *testing.T) {
 	if err := chart.Uninstall(ctx, target); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// checkPeers runs the operator's CSI secret reconciler (controllers/site,
+// as baton-controller runs it with the flags the chart gives) once: the CSI
+// secret gets the local entry and the peer of the chart's peers secret, and
+// LocalPeer reads the local entry back for the other site's values.
+func checkPeers(t *testing.T, ctx context.Context, target chart.Target, values chart.Values) (*site.CSISecretReconciler, client.Client) {
+	t.Helper()
+	if _, err := chart.LocalPeer(ctx, target, values); err == nil {
+		t.Fatal("LocalPeer answers before the operator wrote the CSI secret")
+	}
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, v1.AddToScheme} {
+		if err := add(scheme); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := client.New(target.Config, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	operator := &site.CSISecretReconciler{Client: c, Namespace: chart.DefaultNamespace, SecretName: values.Secrets.CSI,
+		PeersSecretName: values.Secrets.Peers, Endpoint: "https://" + values.CrossSite.Host + ":30443", Random: rand.Reader}
+	if _, err := operator.Reconcile(ctx, ctrl.Request{}); err != nil {
+		t.Fatal(err)
+	}
+	local, err := chart.LocalPeer(ctx, target, values)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if local.ClusterID != siteA || local.Endpoint != "https://172.18.0.3:30443" || len(local.Secret) != 64 {
+		t.Errorf("the local entry: %s at %s, a secret of %d characters", local.ClusterID, local.Endpoint, len(local.Secret))
+	}
+	clusters := csiClusters(t, ctx, c, values)
+	peer, ok := clusters.Entry(siteB)
+	if !ok || peer.Local || peer.Secret != tokenB || peer.Endpoint != "https://172.18.0.4:30443" {
+		t.Errorf("the CSI secret's entry of the peer: %v (found %v)", peer, ok)
+	}
+	return operator, c
+}
+
+func csiClusters(t *testing.T, ctx context.Context, c client.Client, values chart.Values) storageapi.Clusters {
+	t.Helper()
+	var secret corev1.Secret
+	if err := c.Get(ctx, client.ObjectKey{Namespace: chart.DefaultNamespace, Name: values.Secrets.CSI}, &secret); err != nil {
+		t.Fatal(err)
+	}
+	clusters, err := storageapi.ParseClusters(secret.Data[storageapi.SecretKey])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return clusters
 }
 
 func isEstablished(crd apiextensionsv1.CustomResourceDefinition) bool {
