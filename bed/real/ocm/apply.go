@@ -23,6 +23,10 @@ const FieldManager = "baton-realbed-ocm"
 
 var scheme = newScheme()
 
+// Scheme knows every kind this package reads and writes: Kubernetes',
+// baton's, OCM's and ManagedClusterView.
+func Scheme() *runtime.Scheme { return scheme }
+
 func newScheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, hub.AddToScheme} {

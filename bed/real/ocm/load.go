@@ -65,3 +65,19 @@ func load(ctx context.Context, node nodes.Node, image string) error {
 	}
 	return loadErr
 }
+
+// NodeAddress is a kind node's address on a docker network: where the
+// other clusters on that network reach its API server (port 6443), which
+// kubeadm's serving certificate names.
+func NodeAddress(ctx context.Context, node, network string) (string, error) {
+	out, err := exec.CommandContext(ctx, "docker", "inspect", "--format",
+		"{{with index .NetworkSettings.Networks \""+network+"\"}}{{.IPAddress}}{{end}}", node).Output()
+	address := strings.TrimSpace(string(out))
+	if err != nil || address == "" {
+		return "", fmt.Errorf("the node %s has no address on the docker network %s (%v)", node, network, err)
+	}
+	return address, nil
+}
+
+// HubServer is the URL the sites reach the hub's API server at.
+func HubServer(address string) string { return "https://" + address + ":6443" }
