@@ -52,8 +52,8 @@ import (
 //	BATON_OCM_KIND=1 BATON_OCM_IMAGE=$(ci/realbed/ocm-image.sh) BATON_IMAGE=$(make -s images) \
 //	  go test -count=1 -timeout 45m -run TestOCMDeploysASitesStorageOnKind -v ./bed/real/ocm/
 //
-// BATON_OCM_KEEP=1 keeps the clusters for a look (delete them with kind or
-// run the test again, which replaces them).
+// BATON_OCM_KEEP=1 keeps the clusters for a look, and a later run with it
+// set reuses them (without it, a run replaces them).
 
 const (
 	testHub       = "baton-ocmtest-hub"
@@ -304,7 +304,10 @@ func createCluster(t *testing.T, p *ocm.Progress, c testCluster, work string) oc
 	if err != nil {
 		t.Fatal(err)
 	}
-	if slices.Contains(existing, c.name) {
+	keep := os.Getenv("BATON_OCM_KEEP") != ""
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	reuse := keep && slices.Contains(existing, c.name)
+	if slices.Contains(existing, c.name) && !reuse {
 		if err := provider.Delete(c.name, ""); err != nil {
 			t.Fatal(err)
 		}
@@ -327,8 +330,12 @@ func createCluster(t *testing.T, p *ocm.Progress, c testCluster, work string) oc
 		Nodes: []v1alpha4.Node{kindNode}, Networking: v1alpha4.Networking{IPFamily: v1alpha4.IPv4Family, PodSubnet: c.pods,
 			ServiceSubnet: c.services, DisableDefaultCNI: true}}
 	v1alpha4.SetDefaultsCluster(kind)
-	kubeconfig := filepath.Join(dir, "kubeconfig")
-	if err := p.Step(c.name+": created through kind's Go API", func() (string, error) {
+	if reuse {
+		p.Printf("%s: kept from an earlier run (BATON_OCM_KEEP)", c.name)
+		if err := provider.ExportKubeConfig(c.name, kubeconfig, false); err != nil {
+			t.Fatal(err)
+		}
+	} else if err := p.Step(c.name+": created through kind's Go API", func() (string, error) {
 		return "pods " + c.pods + ", services " + c.services, cluster.NewProvider(cluster.ProviderWithDocker(), cluster.ProviderWithLogger(logTo{log})).Create(c.name,
 			cluster.CreateWithV1Alpha4Config(kind), cluster.CreateWithNodeImage(real.NodeImage), cluster.CreateWithWaitForReady(5*time.Minute),
 			cluster.CreateWithKubeconfigPath(kubeconfig), cluster.CreateWithDisplayUsage(false), cluster.CreateWithDisplaySalutation(false))
@@ -341,7 +348,7 @@ func createCluster(t *testing.T, p *ocm.Progress, c testCluster, work string) oc
 	}
 	made := ocm.Cluster{Name: c.name, Config: rest}
 	t.Cleanup(func() {
-		if os.Getenv("BATON_OCM_KEEP") != "" {
+		if keep {
 			t.Logf("kept %s (KUBECONFIG=%s)", c.name, kubeconfig)
 			return
 		}

@@ -147,7 +147,34 @@ func renderModuleFile(moduleDir, file string, config any) ([]*unstructured.Unstr
 	if err != nil {
 		return nil, fmt.Errorf("OCM's manifest %s, rendered: %w", file, err)
 	}
+	for _, o := range objects {
+		dropRemovals(o)
+	}
 	return objects, nil
+}
+
+// dropRemovals drops the labels and annotations whose key ends in "-":
+// library-go's appliers, which OCM's operators use, read such a key as
+// "remove this key" (the registration controller's ServiceAccount names
+// its EKS role so when there is none). Server-side apply removes a key
+// this field manager applied before once it is left out.
+func dropRemovals(o *unstructured.Unstructured) {
+	for _, field := range []string{"labels", "annotations"} {
+		values, found, err := unstructured.NestedStringMap(o.Object, "metadata", field)
+		if err != nil || !found {
+			continue
+		}
+		for k := range values {
+			if strings.HasSuffix(k, "-") {
+				delete(values, k)
+			}
+		}
+		if len(values) == 0 {
+			unstructured.RemoveNestedField(o.Object, "metadata", field)
+			continue
+		}
+		_ = unstructured.SetNestedStringMap(o.Object, values, "metadata", field)
+	}
 }
 
 // decode reads a stream of YAML documents into objects.

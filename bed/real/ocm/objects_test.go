@@ -66,6 +66,12 @@ func TestTheHubRunsOCMsRegistrationControllerWithItsOwnRoles(t *testing.T) {
 	if d.Spec.Template.Spec.ServiceAccountName != "registration-controller-sa" || c.SecurityContext.RunAsNonRoot == nil || !*c.SecurityContext.RunAsNonRoot {
 		t.Errorf("the registration controller's account %q, security %+v", d.Spec.Template.Spec.ServiceAccountName, c.SecurityContext)
 	}
+	sa := find[corev1.ServiceAccount](t, objects, "ServiceAccount", HubNamespace, "registration-controller-sa")
+	for k := range sa.Annotations {
+		if strings.HasSuffix(k, "-") {
+			t.Errorf("the controller's ServiceAccount keeps the removal %q the template writes", k)
+		}
+	}
 	role := find[rbacv1.ClusterRole](t, objects, "ClusterRole", "", "open-cluster-management:cluster-manager-registration:controller")
 	for _, need := range [][3]string{{"certificates.k8s.io", "certificatesigningrequests/approval", "update"},
 		{"cluster.open-cluster-management.io", "managedclusters/status", "update"}, {"", "namespaces", "create"}} {
