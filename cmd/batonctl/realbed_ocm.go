@@ -140,8 +140,8 @@ func (b *ocmBed) deployStorage(ctx context.Context, cmd *cobra.Command, name str
 	if err != nil {
 		return err
 	}
-	c := d.Last.Status.Cluster
+	c := d.Last().Status.Cluster
 	fmt.Fprintf(cmd.OutOrStdout(), "%s: storage cluster %s (%s), pool %s, nodes %v; %s\n", name, c.Name, c.ClusterID, c.Pool, c.Nodes,
-		ocm.Transitions(d.Seen))
+		ocm.Transitions(d.Seen()))
 	return nil
 }

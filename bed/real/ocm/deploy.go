@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -49,22 +51,30 @@ func Transitions(ts []Transition) string {
 	return strings.Join(parts, " -> ")
 }
 
-// Deployment follows one StorageSiteDeployment on the hub.
+// Deployment follows one StorageSiteDeployment on the hub: a watch records
+// every phase the hub writes, whatever the caller does meanwhile (a site
+// joining), and prints each with its time.
 type Deployment struct {
 	hub     client.Client
 	key     client.ObjectKey
 	started time.Time
 	p       *Progress
-	// Seen are the phases observed so far, in order.
-	Seen []Transition
-	// Last is the request as last read.
-	Last *v1.StorageSiteDeployment
+	stop    context.CancelFunc
+
+	mu   sync.Mutex
+	seen []Transition
+	last *v1.StorageSiteDeployment
 }
 
 // Submit creates the request on the hub (its namespace too), or follows the
-// one there is. Its time counts from now.
+// one there is, and starts watching it (Close stops). Its time counts from
+// now.
 func Submit(ctx context.Context, p *Progress, hub Cluster, request *v1.StorageSiteDeployment) (*Deployment, error) {
 	c, err := hub.client()
+	if err != nil {
+		return nil, err
+	}
+	watcher, err := client.NewWithWatch(hub.Config, client.Options{Scheme: scheme})
 	if err != nil {
 		return nil, err
 	}
@@ -76,38 +86,96 @@ func Submit(ctx context.Context, p *Progress, hub Cluster, request *v1.StorageSi
 		return nil, fmt.Errorf("failed to create the StorageSiteDeployment %s: %w", d.key, err)
 	}
 	p.Printf("StorageSiteDeployment %s for %s submitted", d.key, request.Spec.Site)
+	watching, stop := context.WithCancel(context.WithoutCancel(ctx))
+	d.stop = stop
+	go d.watch(watching, watcher)
 	return d, nil
 }
 
-// Until polls the request every second, printing each new phase with its
-// time, until it reaches phase (or a later one); Failed is an error with
-// the hub's reason.
+// Close stops the watch.
+func (d *Deployment) Close() { d.stop() }
+
+// Seen are the phases the request was in, in order.
+func (d *Deployment) Seen() []Transition {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.seen)
+}
+
+// Last is the request as last seen.
+func (d *Deployment) Last() *v1.StorageSiteDeployment {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.last.DeepCopy()
+}
+
+// watch records every version of the request until ctx ends, watching
+// again when the API server closes a watch.
+func (d *Deployment) watch(ctx context.Context, w client.WithWatch) {
+	for ctx.Err() == nil {
+		watcher, err := w.Watch(ctx, &v1.StorageSiteDeploymentList{}, client.InNamespace(d.key.Namespace),
+			client.MatchingFields{"metadata.name": d.key.Name})
+		if err != nil {
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+			continue
+		}
+		for event := range watcher.ResultChan() {
+			if request, ok := event.Object.(*v1.StorageSiteDeployment); ok {
+				d.observe(request)
+			}
+		}
+		watcher.Stop()
+	}
+}
+
+// observe records a version of the request, and its phase when it is new.
+func (d *Deployment) observe(request *v1.StorageSiteDeployment) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.last != nil && d.last.ResourceVersion == request.ResourceVersion {
+		return
+	}
+	d.last = request
+	phase := request.Status.Phase
+	if phase == "" || (len(d.seen) > 0 && d.seen[len(d.seen)-1].Phase == phase) {
+		return
+	}
+	t := Transition{Phase: phase, After: time.Since(d.started)}
+	d.seen = append(d.seen, t)
+	d.p.Printf("%s: %s after %.1f s (%s)", d.key.Name, phase, t.After.Seconds(), summary(request))
+}
+
+// Until waits until the request reached phase (or a later one); Failed is
+// an error with the hub's reason. Besides the watch it reads the request
+// every few seconds, should a watch be slow to come back.
 func (d *Deployment) Until(ctx context.Context, phase v1.StorageSiteDeploymentPhase, limit time.Duration) error {
+	read := time.Now()
 	err := until(ctx, limit, func() (bool, string) {
-		request := &v1.StorageSiteDeployment{}
-		if err := d.hub.Get(ctx, d.key, request); err != nil {
-			return false, err.Error()
+		if time.Since(read) > 5*time.Second {
+			read = time.Now()
+			request := &v1.StorageSiteDeployment{}
+			if err := d.hub.Get(ctx, d.key, request); err == nil {
+				d.observe(request)
+			}
 		}
-		d.Last = request
-		observed := request.Status.Phase
-		if observed != "" && (len(d.Seen) == 0 || d.Seen[len(d.Seen)-1].Phase != observed) {
-			t := Transition{Phase: observed, After: time.Since(d.started)}
-			d.Seen = append(d.Seen, t)
-			d.p.Printf("%s: %s after %.1f s (%s)", d.key.Name, observed, t.After.Seconds(), summary(request))
+		last := d.Last()
+		if last == nil {
+			return false, "not seen yet"
 		}
-		switch {
-		case observed == v1.StorageSiteDeploymentFailed:
-			return true, ""
-		case rank(observed) >= rank(phase):
+		observed := last.Status.Phase
+		if observed == v1.StorageSiteDeploymentFailed || rank(observed) >= rank(phase) {
 			return true, ""
 		}
-		return false, fmt.Sprintf("%s (%s)", observed, summary(request))
+		return false, fmt.Sprintf("%s (%s)", observed, summary(last))
 	})
 	if err != nil {
 		return fmt.Errorf("%s did not reach %s: %w", d.key, phase, err)
 	}
-	if d.Last.Status.Phase == v1.StorageSiteDeploymentFailed && phase != v1.StorageSiteDeploymentFailed {
-		return fmt.Errorf("%s failed: %s", d.key, d.Last.Status.Reason)
+	if last := d.Last(); last.Status.Phase == v1.StorageSiteDeploymentFailed && phase != v1.StorageSiteDeploymentFailed {
+		return fmt.Errorf("%s failed: %s", d.key, last.Status.Reason)
 	}
 	return nil
 }
@@ -147,6 +215,7 @@ func DeployStorage(ctx context.Context, p *Progress, hub Cluster, request *v1.St
 	if err != nil {
 		return nil, err
 	}
+	defer d.Close()
 	if err := d.Until(ctx, v1.StorageSiteDeploymentDrafted, deployLimit); err != nil {
 		return d, err
 	}

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -28,6 +29,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	workv1 "open-cluster-management.io/api/work/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/kind/pkg/apis/config/v1alpha4"
 	"sigs.k8s.io/kind/pkg/cluster"
 	kindlog "sigs.k8s.io/kind/pkg/log"
@@ -95,6 +97,7 @@ func TestOCMDeploysASitesStorageOnKind(t *testing.T) {
 		t.Setenv("DOCKER_HOST", "unix://"+paths.DockerSocket())
 	}
 	t.Setenv("KIND_EXPERIMENTAL_DOCKER_NETWORK", kindNetwork)
+	log.SetLogger(logr.Discard())
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
 	defer cancel()
 	work := filepath.Join(paths.Cache, "ocmtest")
@@ -129,6 +132,7 @@ func TestOCMDeploysASitesStorageOnKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer d.Close()
 	if err := d.Until(ctx, v1.StorageSiteDeploymentPending, time.Minute); err != nil {
 		t.Fatal(err)
 	}
@@ -149,9 +153,9 @@ func TestOCMDeploysASitesStorageOnKind(t *testing.T) {
 	if err := d.Until(ctx, v1.StorageSiteDeploymentOnline, 8*time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	p.Printf("phases: %s", ocm.Transitions(d.Seen))
+	p.Printf("phases: %s", ocm.Transitions(d.Seen()))
 	var phases []v1.StorageSiteDeploymentPhase
-	for _, s := range d.Seen {
+	for _, s := range d.Seen() {
 		phases = append(phases, s.Phase)
 	}
 	want := []v1.StorageSiteDeploymentPhase{v1.StorageSiteDeploymentPending, v1.StorageSiteDeploymentDiscovering,
@@ -159,7 +163,7 @@ func TestOCMDeploysASitesStorageOnKind(t *testing.T) {
 	if !slices.Equal(phases, want) {
 		t.Errorf("phases %v, want %v", phases, want)
 	}
-	checkTheSiteIsTheFlows(ctx, t, hubC, siteC, d.Last)
+	checkTheSiteIsTheFlows(ctx, t, hubC, siteC, d.Last())
 }
 
 // checkTheSiteIsTheFlows reads the site and the hub: the storage cluster
@@ -294,11 +298,6 @@ func createCluster(t *testing.T, p *ocm.Progress, c testCluster, work string) oc
 	if err := os.MkdirAll(filepath.Join(dir, "baton"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	log, err := os.Create(filepath.Join(dir, "create.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer log.Close()
 	provider := cluster.NewProvider(cluster.ProviderWithDocker())
 	existing, err := provider.List()
 	if err != nil {
@@ -306,19 +305,60 @@ func createCluster(t *testing.T, p *ocm.Progress, c testCluster, work string) oc
 	}
 	keep := os.Getenv("BATON_OCM_KEEP") != ""
 	kubeconfig := filepath.Join(dir, "kubeconfig")
-	reuse := keep && slices.Contains(existing, c.name)
-	if slices.Contains(existing, c.name) && !reuse {
-		if err := provider.Delete(c.name, ""); err != nil {
+	there := slices.Contains(existing, c.name)
+	if there {
+		if err := provider.ExportKubeConfig(c.name, kubeconfig, false); err != nil {
 			t.Fatal(err)
 		}
 	}
+	switch {
+	case there && keep:
+		p.Printf("%s: kept from an earlier run (BATON_OCM_KEEP)", c.name)
+	case there:
+		deleteCluster(t, p, c, work, kubeconfig)
+		fallthrough
+	default:
+		kind, err := kindConfigFor(c, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		log, err := os.Create(filepath.Join(dir, "create.log"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer log.Close()
+		if err := p.Step(c.name+": created through kind's Go API", func() (string, error) {
+			return "pods " + c.pods + ", services " + c.services, cluster.NewProvider(cluster.ProviderWithDocker(), cluster.ProviderWithLogger(logTo{log})).Create(c.name,
+				cluster.CreateWithV1Alpha4Config(kind), cluster.CreateWithNodeImage(real.NodeImage), cluster.CreateWithWaitForReady(5*time.Minute),
+				cluster.CreateWithKubeconfigPath(kubeconfig), cluster.CreateWithDisplayUsage(false), cluster.CreateWithDisplaySalutation(false))
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rest, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if keep {
+			t.Logf("kept %s (KUBECONFIG=%s)", c.name, kubeconfig)
+			return
+		}
+		deleteCluster(t, p, c, work, kubeconfig)
+	})
+	return ocm.Cluster{Name: c.name, Config: rest}
+}
+
+// kindConfigFor is the cluster's kind configuration, its CNI conflist
+// written into dir.
+func kindConfigFor(c testCluster, dir string) (*v1alpha4.Cluster, error) {
 	node := strings.TrimSuffix(strings.Split(c.pods, "/")[0], ".0.0") + ".0.0/24"
 	conflist := filepath.Join(dir, "cni.conflist")
 	config := `{"cniVersion":"0.4.0","name":"baton-ocmtest","plugins":[{"type":"ptp","ipMasq":true,"mtu":1500,"ipam":{"type":"host-local",` +
 		`"dataDir":"/run/cni-ipam-state","routes":[{"dst":"0.0.0.0/0"}],"ranges":[[{"subnet":"` + node + `"}]]}},` +
 		`{"type":"portmap","capabilities":{"portMappings":true}}]}`
 	if err := os.WriteFile(conflist, []byte(config), 0o644); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	kindNode := v1alpha4.Node{Role: v1alpha4.ControlPlaneRole, Image: real.NodeImage, ExtraMounts: []v1alpha4.Mount{
 		{HostPath: conflist, ContainerPath: "/etc/cni/net.d/10-baton-ocmtest.conflist", Readonly: true}}}
@@ -330,48 +370,33 @@ func createCluster(t *testing.T, p *ocm.Progress, c testCluster, work string) oc
 		Nodes: []v1alpha4.Node{kindNode}, Networking: v1alpha4.Networking{IPFamily: v1alpha4.IPv4Family, PodSubnet: c.pods,
 			ServiceSubnet: c.services, DisableDefaultCNI: true}}
 	v1alpha4.SetDefaultsCluster(kind)
-	if reuse {
-		p.Printf("%s: kept from an earlier run (BATON_OCM_KEEP)", c.name)
-		if err := provider.ExportKubeConfig(c.name, kubeconfig, false); err != nil {
-			t.Fatal(err)
+	return kind, nil
+}
+
+// deleteCluster takes the site's node agent out first (it closes its pool),
+// deletes the cluster, and releases whatever loop device is left of the
+// site.
+func deleteCluster(t *testing.T, p *ocm.Progress, c testCluster, work, kubeconfig string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if c.site {
+		if rest, err := clientcmd.BuildConfigFromFlags("", kubeconfig); err == nil {
+			takeTheNodeAgentOut(ctx, t, ocm.Cluster{Name: c.name, Config: rest})
 		}
-	} else if err := p.Step(c.name+": created through kind's Go API", func() (string, error) {
-		return "pods " + c.pods + ", services " + c.services, cluster.NewProvider(cluster.ProviderWithDocker(), cluster.ProviderWithLogger(logTo{log})).Create(c.name,
-			cluster.CreateWithV1Alpha4Config(kind), cluster.CreateWithNodeImage(real.NodeImage), cluster.CreateWithWaitForReady(5*time.Minute),
-			cluster.CreateWithKubeconfigPath(kubeconfig), cluster.CreateWithDisplayUsage(false), cluster.CreateWithDisplaySalutation(false))
-	}); err != nil {
-		t.Fatal(err)
 	}
-	rest, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		t.Fatal(err)
+	if err := cluster.NewProvider(cluster.ProviderWithDocker()).Delete(c.name, ""); err != nil {
+		t.Errorf("delete %s: %v", c.name, err)
 	}
-	made := ocm.Cluster{Name: c.name, Config: rest}
-	t.Cleanup(func() {
-		if keep {
-			t.Logf("kept %s (KUBECONFIG=%s)", c.name, kubeconfig)
-			return
+	if c.site {
+		scratch := filepath.Join(work, "scan")
+		if err := os.MkdirAll(scratch, 0o700); err != nil {
+			t.Error(err)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		if c.site {
-			takeTheNodeAgentOut(ctx, t, made)
+		if err := real.ReleaseDevices(ctx, scratch, []string{c.name}, t.Logf); err != nil {
+			t.Errorf("the site's loop devices: %v", err)
 		}
-		if err := provider.Delete(c.name, ""); err != nil {
-			t.Errorf("delete %s: %v", c.name, err)
-		}
-		if c.site {
-			scratch := filepath.Join(work, "scan")
-			if err := os.MkdirAll(scratch, 0o700); err != nil {
-				t.Error(err)
-			}
-			if err := real.ReleaseDevices(ctx, scratch, []string{c.name}, t.Logf); err != nil {
-				t.Errorf("the site's loop devices: %v", err)
-			}
-		}
-		p.Printf("%s deleted", c.name)
-	})
-	return made
+	}
+	p.Printf("%s deleted", c.name)
 }
 
 // takeTheNodeAgentOut deletes the node agent's DaemonSet and waits for its
