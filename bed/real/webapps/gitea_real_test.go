@@ -1,0 +1,120 @@
+package webapps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/baton-dr/baton/workload"
+)
+
+type giteaBed struct {
+	*dockerBed
+	server string
+}
+
+func startGitea(t *testing.T) (*giteaBed, *Gitea) {
+	d := newDockerBed(t, "gitea")
+	b := &giteaBed{dockerBed: d}
+	b.server = d.run(container{name: "gitea", image: d.images["gitea"], caps: giteaCapabilities,
+		env:     map[string]string{"GITEA_ADMIN_USER": GiteaAdmin, "GITEA_ADMIN_PASSWORD": testAdminPassword},
+		volumes: map[string]string{"repositories": "/data/repositories", "state": "/data/state"}})
+	g, err := NewGitea(Config{Name: "gitea", URL: "http://" + d.address(b.server) + ":3000", User: GiteaAdmin, Password: testAdminPassword, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Setup(context.Background(), 5*time.Minute); err != nil {
+		t.Fatalf("Gitea did not come up: %v", err)
+	}
+	return b, g
+}
+
+// TestGiteaCrashKeepsAcknowledgedWrites kills Gitea with kill -9 while the
+// driver commits and opens issues, twice, restarts it on the same
+// directories, and reads everything back: every acknowledged commit must be
+// on main with its file, every acknowledged issue there with its body.
+func TestGiteaCrashKeepsAcknowledgedWrites(t *testing.T) {
+	b, g := startGitea(t)
+	ctx := context.Background()
+	writeUntil(t, ctx, g, 12, 12)
+	for i := 1; i <= 2; i++ {
+		f := crashMidWrites(t, ctx, g, 6, 6, func() { b.kill(b.server) }, func() { b.start(b.server) })
+		t.Logf("Gitea kill -9 #%d: %s", i, f)
+	}
+	v, err := g.ReadBack(ctx, time.Time{}, 5*time.Minute)
+	if err != nil {
+		t.Fatalf("read-back: %v", err)
+	}
+	t.Logf("after two crashes:\n%s", v)
+	if f := v.Failures(true); len(f) > 0 {
+		t.Fatalf("a crash lost or changed acknowledged writes:\n%s", strings.Join(f, "\n"))
+	}
+	for i, volume := range g.Volumes() {
+		if want := countAcknowledged(g.Journal(), volume); v.Volumes[i].Intact != want || want == 0 {
+			t.Fatalf("%s: %d acknowledged writes intact, want %d", volume, v.Volumes[i].Intact, want)
+		}
+	}
+	updates := 0
+	for _, w := range g.Journal().Writes() {
+		if w.Operation == OpUpdateFile && w.Outcome == Acknowledged {
+			updates++
+		}
+	}
+	if updates == 0 {
+		t.Fatal("no acknowledged update of a file: the contents API's update path went untested")
+	}
+}
+
+// TestGiteaReadBackCatchesDamage rewrites an issue behind Gitea's back,
+// resets main to before the last commits (a repository volume older than
+// the database), and the read-back must name each; with Gitea gone it
+// must say it did not come back.
+func TestGiteaReadBackCatchesDamage(t *testing.T) {
+	b, g := startGitea(t)
+	ctx := context.Background()
+	writeUntil(t, ctx, g, 16, 16)
+	var issues, commits []Write
+	for _, w := range g.Journal().Writes() {
+		if w.Operation == OpIssue {
+			issues = append(issues, w)
+		} else {
+			commits = append(commits, w)
+		}
+	}
+	if len(issues) < 1 || len(commits) < 3 {
+		t.Fatalf("seed 2 made %d issues and %d commits; the test needs 1 and 3", len(issues), len(commits))
+	}
+	sql := fmt.Sprintf("UPDATE issue SET content='tampered' WHERE \"index\"=%s;", issues[0].Ref)
+	b.exec(b.server, "setpriv", "--reuid=git", "--regid=git", "--init-groups", "sqlite3", "/data/state/gitea.db", sql)
+	// Roll main back by two commits, as a repository volume whose copy is
+	// older than the database's would hold it.
+	repo := "/data/repositories/" + GiteaAdmin + "/" + giteaRepository + ".git"
+	keep := commits[len(commits)-3].Ref
+	b.exec(b.server, "setpriv", "--reuid=git", "--regid=git", "--init-groups", "git", "--git-dir", repo, "update-ref", "refs/heads/main", keep)
+
+	v, err := g.ReadBack(ctx, time.Time{}, time.Minute)
+	if err != nil {
+		t.Fatalf("read-back: %v", err)
+	}
+	repositories, database := v.Volumes[0], v.Volumes[1]
+	if len(repositories.Lost) != 2 || repositories.Lost[1].Key != commits[len(commits)-1].Key || len(repositories.Holes) != 0 {
+		t.Errorf("lost on the repositories %+v (holes %+v), want the last two commits, no hole", repositories.Lost, repositories.Holes)
+	}
+	if len(database.Corrupt) != 1 || database.Corrupt[0].Key != issues[0].Key {
+		t.Errorf("corrupt on the database %+v, want %s", database.Corrupt, issues[0].Key)
+	}
+	t.Logf("after the damage:\n%s%s", v, strings.Join(v.Failures(true), "\n"))
+	if vol, _ := v.Workload(g.Volumes()).Volume(workload.GiteaRepositories); vol.Lost.Acknowledged != 2 {
+		t.Errorf("converted: %d lost", vol.Lost.Acknowledged)
+	}
+
+	b.kill(b.server)
+	v, err = g.ReadBack(ctx, time.Time{}, 10*time.Second)
+	if !errors.Is(err, ErrUnavailable) || v.Unavailable == "" {
+		t.Fatalf("read-back with Gitea gone: %v (verdict %s), want ErrUnavailable", err, v)
+	}
+	t.Logf("with Gitea gone: %s", v.Failures(false)[0])
+}

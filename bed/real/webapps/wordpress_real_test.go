@@ -1,0 +1,174 @@
+package webapps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/baton-dr/baton/workload"
+)
+
+// The test's credentials; the entrypoints accept letters and digits.
+const (
+	testDatabasePassword = "databasepassword1"
+	testAdminPassword    = "adminpassword1234"
+	testAppPassword      = "applicationpassword12345"
+)
+
+// wordPressBed is WordPress's two containers, as the manifests run them:
+// MariaDB with its datadir on one directory, apache2/mod_php with the
+// uploads on another.
+type wordPressBed struct {
+	*dockerBed
+	db, web string
+}
+
+func startWordPress(t *testing.T) (*wordPressBed, *WordPress) {
+	d := newDockerBed(t, "mariadb", "wordpress")
+	b := &wordPressBed{dockerBed: d}
+	b.db = d.run(container{name: "db", image: d.images["mariadb"], caps: mariaDBCapabilities,
+		env:     map[string]string{"MARIADB_DATABASE": "wordpress", "MARIADB_USER": "wordpress", "MARIADB_PASSWORD": testDatabasePassword},
+		volumes: map[string]string{"mysql": "/var/lib/mysql"}})
+	b.web = d.run(container{name: "web", image: d.images["wordpress"], caps: webCapabilities,
+		env: map[string]string{
+			"WORDPRESS_DB_HOST": "db:3306", "WORDPRESS_DB_NAME": "wordpress", "WORDPRESS_DB_USER": "wordpress",
+			"WORDPRESS_DB_PASSWORD": testDatabasePassword, "WORDPRESS_ADMIN_USER": "admin",
+			"WORDPRESS_ADMIN_PASSWORD": testAdminPassword, "WORDPRESS_APP_PASSWORD": testAppPassword,
+		},
+		volumes: map[string]string{"uploads": "/var/lib/wordpress/wp-content/uploads"}})
+	w, err := NewWordPress(Config{Name: "wp", URL: "http://" + d.address(b.web), User: "admin", Password: testAppPassword, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Setup(context.Background(), 5*time.Minute); err != nil {
+		t.Fatalf("WordPress did not come up: %v", err)
+	}
+	return b, w
+}
+
+// TestWordPressCrashKeepsAcknowledgedWrites kills MariaDB, then apache2,
+// then both, with kill -9 while the driver writes, restarts them on the same
+// directories, and reads everything back: every acknowledged post and upload
+// must be there, intact, and MariaDB must have recovered by itself.
+func TestWordPressCrashKeepsAcknowledgedWrites(t *testing.T) {
+	b, w := startWordPress(t)
+	ctx := context.Background()
+	writeUntil(t, ctx, w, 12, 12)
+
+	db := crashMidWrites(t, ctx, w, 6, 6, func() { b.kill(b.db) }, func() { b.start(b.db) })
+	t.Logf("MariaDB kill -9: %s", db)
+	recovery := grepLines(b.logs(b.db), "crash recovery", "To recover", "redo log", "ready for connections")
+	if !strings.Contains(recovery, "crash recovery") {
+		t.Errorf("MariaDB's log shows no crash recovery after kill -9:\n%s", tail(b.logs(b.db), 30))
+	}
+	t.Logf("MariaDB's recovery:\n%s", recovery)
+	web := crashMidWrites(t, ctx, w, 6, 6, func() { b.kill(b.web) }, func() { b.start(b.web) })
+	t.Logf("apache2 kill -9: %s", web)
+	both := crashMidWrites(t, ctx, w, 6, 6, func() { b.kill(b.web); b.kill(b.db) }, func() { b.start(b.db); b.start(b.web) })
+	t.Logf("both kill -9: %s", both)
+
+	v, err := w.ReadBack(ctx, time.Time{}, 5*time.Minute)
+	if err != nil {
+		t.Fatalf("read-back: %v", err)
+	}
+	t.Logf("after three crashes:\n%s", v)
+	if f := v.Failures(true); len(f) > 0 {
+		t.Fatalf("a crash lost or changed acknowledged writes:\n%s", strings.Join(f, "\n"))
+	}
+	if want := countAcknowledged(w.Journal(), workload.WordPressDatabase); v.Volumes[0].Intact != want {
+		t.Fatalf("%d acknowledged writes intact on the database, want %d", v.Volumes[0].Intact, want)
+	}
+	if v.Volumes[1].Intact == 0 {
+		t.Fatalf("no upload was checked: %s", v)
+	}
+}
+
+// TestWordPressReadBackCatchesDamage damages what WordPress holds behind its
+// back -- a post's content rewritten, a post's row deleted, an uploaded file
+// deleted -- and the read-back must name each, and then an application whose
+// database is gone must be reported as not coming back.
+func TestWordPressReadBackCatchesDamage(t *testing.T) {
+	b, w := startWordPress(t)
+	ctx := context.Background()
+	writeUntil(t, ctx, w, 16, 16)
+	var posts, media []Write
+	for _, op := range w.Journal().Writes() {
+		switch op.Operation {
+		case OpPost:
+			posts = append(posts, op)
+		case OpMedia:
+			media = append(media, op)
+		}
+	}
+	if len(posts) < 3 || len(media) < 1 {
+		t.Fatalf("seed 1 made %d posts and %d uploads; the test needs 3 and 1", len(posts), len(media))
+	}
+	sql := fmt.Sprintf("UPDATE wp_posts SET post_content='tampered' WHERE ID=%s; DELETE FROM wp_posts WHERE ID=%s;", posts[0].Ref, posts[1].Ref)
+	b.exec(b.db, "mariadb", "--protocol=socket", "-uroot", "wordpress", "-e", sql)
+	file := filepath.Join(b.dir, "uploads", strings.TrimPrefix(media[0].Path, "/wp-content/uploads/"))
+	if err := os.Remove(file); err != nil {
+		t.Fatalf("removing the upload %s: %v", file, err)
+	}
+
+	v, err := w.ReadBack(ctx, time.Time{}, time.Minute)
+	if err != nil {
+		t.Fatalf("read-back: %v", err)
+	}
+	database, uploads := v.Volumes[0], v.Volumes[1]
+	if len(database.Corrupt) != 1 || database.Corrupt[0].Key != posts[0].Key {
+		t.Errorf("corrupt on the database %+v, want %s", database.Corrupt, posts[0].Key)
+	}
+	if len(database.Lost) != 1 || database.Lost[0].Key != posts[1].Key || len(database.Holes) != 1 {
+		t.Errorf("lost on the database %+v (holes %+v), want %s, a hole", database.Lost, database.Holes, posts[1].Key)
+	}
+	if len(uploads.Lost) != 1 || uploads.Lost[0].Key != media[0].Key {
+		t.Errorf("lost on the uploads %+v, want %s", uploads.Lost, media[0].Key)
+	}
+	t.Logf("after the damage:\n%s%s", v, strings.Join(v.Failures(true), "\n"))
+
+	b.kill(b.db) // and never restarted
+	v, err = w.ReadBack(ctx, time.Time{}, 15*time.Second)
+	if !errors.Is(err, ErrUnavailable) || v.Unavailable == "" {
+		t.Fatalf("read-back with the database gone: %v (verdict %s), want ErrUnavailable", err, v)
+	}
+	t.Logf("with the database gone: %s", v.Failures(false)[0])
+}
+
+func countAcknowledged(j *Journal, volume string) int {
+	n := 0
+	for _, w := range j.Writes() {
+		for _, p := range w.Parts {
+			if p.Volume == volume && w.Outcome == Acknowledged {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// grepLines keeps the lines of s holding any of the words.
+func grepLines(s string, words ...string) string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		for _, w := range words {
+			if strings.Contains(line, w) {
+				out = append(out, line)
+				break
+			}
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+func tail(s string, lines int) string {
+	all := strings.Split(s, "\n")
+	if len(all) > lines {
+		all = all[len(all)-lines:]
+	}
+	return strings.Join(all, "\n")
+}
