@@ -44,42 +44,74 @@ func writeUntil(t *testing.T, ctx context.Context, app App, n, bound int) {
 	}
 }
 
-// crashMidWrites keeps app writing from one goroutine while it kills the
-// server(s) after `before` acknowledged operations (so an operation is in
-// flight or about to be), lets at least two operations fail against the
-// dead server, restarts, and stops the writer once `after` operations were
-// acknowledged after the restart.
-func crashMidWrites(t *testing.T, ctx context.Context, app App, before, after int, kill, restart func()) crashFigures {
-	t.Helper()
-	results := make(chan Write)
-	stop := make(chan struct{})
+// writer keeps an application writing from one goroutine -- the only one
+// touching it -- and hands each finished operation to the test.
+type writer struct {
+	results chan Write
+	stop    chan struct{}
+	timeout <-chan time.Time
+	t       *testing.T
+	app     App
+}
+
+func startWriter(t *testing.T, ctx context.Context, app App) *writer {
+	w := &writer{results: make(chan Write), stop: make(chan struct{}), timeout: time.After(10 * time.Minute), t: t, app: app}
 	go func() {
-		defer close(results)
+		defer close(w.results)
 		for {
-			w, _ := app.Step(ctx)
 			select {
-			case results <- w:
-			case <-stop:
+			case <-w.stop:
+				return
+			default:
+			}
+			op, _ := app.Step(ctx)
+			select {
+			case w.results <- op:
+			case <-w.stop:
 				return
 			}
-			if w.Outcome != Acknowledged {
+			if op.Outcome != Acknowledged {
 				_ = pause(ctx, retryPause)
 			}
 		}
 	}()
+	return w
+}
+
+// next is the next finished operation.
+func (w *writer) next() Write {
+	w.t.Helper()
+	select {
+	case op := <-w.results:
+		return op
+	case <-w.timeout:
+		w.finish()
+		w.t.Fatalf("%s: the crash test did not finish within 10 minutes", w.app.Name())
+	}
+	return Write{}
+}
+
+// finish stops the writer and waits for its last operation.
+func (w *writer) finish() {
+	close(w.stop)
+	for range w.results {
+	}
+}
+
+// crashMidWrites kills the server(s) after `before` acknowledged operations
+// (so an operation is in flight or about to be), lets at least two
+// operations fail against the dead server, restarts, and stops the writer
+// once `after` operations were acknowledged after the restart.
+func crashMidWrites(t *testing.T, ctx context.Context, app App, before, after int, kill, restart func()) crashFigures {
+	t.Helper()
+	w := startWriter(t, ctx, app)
+	defer w.finish()
 	var f crashFigures
 	var killed, restarted time.Time
 	failedWhileDown, ackedAfter := 0, 0
-	deadline := time.After(10 * time.Minute)
 	for ackedAfter < after {
-		var w Write
-		select {
-		case w = <-results:
-		case <-deadline:
-			close(stop)
-			t.Fatalf("%s: no %d acknowledgements within 10 minutes of the crash (%d acknowledged after the restart)", app.Name(), after, ackedAfter)
-		}
-		if w.Outcome == Acknowledged {
+		op := w.next()
+		if op.Outcome == Acknowledged {
 			f.acknowledged++
 		} else {
 			f.unacknowledged++
@@ -88,22 +120,58 @@ func crashMidWrites(t *testing.T, ctx context.Context, app App, before, after in
 		case killed.IsZero() && f.acknowledged >= before:
 			kill()
 			killed = time.Now()
-		case !killed.IsZero() && restarted.IsZero() && w.Outcome != Acknowledged && w.Issued.After(killed):
+		case !killed.IsZero() && restarted.IsZero() && op.Outcome != Acknowledged && op.Issued.After(killed):
 			if failedWhileDown++; failedWhileDown >= 2 {
 				begun := time.Now()
 				restart()
 				restarted = time.Now()
 				f.restart = restarted.Sub(begun)
 			}
-		case !restarted.IsZero() && w.Outcome == Acknowledged && w.Issued.After(restarted):
+		case !restarted.IsZero() && op.Outcome == Acknowledged && op.Issued.After(restarted):
 			if ackedAfter == 0 {
-				f.outage, f.recovery = w.Answered.Sub(killed), w.Answered.Sub(restarted)
+				f.outage, f.recovery = op.Answered.Sub(killed), op.Answered.Sub(restarted)
 			}
 			ackedAfter++
 		}
 	}
-	close(stop)
-	for range results { // the writer's last operation
-	}
 	return f
+}
+
+// failover is one unplanned fail-over the test made.
+type failover struct {
+	recoveryPoint time.Time     // just before the copy began: everything acknowledged before it must survive
+	copied        time.Time     // the copy's end: nothing acknowledged after it can be in the copy
+	copyTook      time.Duration // how long the snapshot took
+	ackedAfter    []Write       // acknowledged after the copy, before the old site died: lost, by construction
+}
+
+// failoverMidWrites copies the volumes (snapshot) after `before`
+// acknowledged operations while the writer keeps going, lets `after` more
+// operations be acknowledged by the old site, then kills it (the site is
+// lost) and stops the writer.
+func failoverMidWrites(t *testing.T, ctx context.Context, app App, before, after int, snapshot func(), kill func()) failover {
+	t.Helper()
+	w := startWriter(t, ctx, app)
+	defer w.finish()
+	var f failover
+	acked := 0
+	for {
+		op := w.next()
+		if op.Outcome != Acknowledged {
+			continue
+		}
+		acked++
+		switch {
+		case f.copied.IsZero() && acked >= before:
+			f.recoveryPoint = time.Now()
+			snapshot()
+			f.copied = time.Now()
+			f.copyTook = f.copied.Sub(f.recoveryPoint)
+		case !f.copied.IsZero() && op.Issued.After(f.copied):
+			if f.ackedAfter = append(f.ackedAfter, op); len(f.ackedAfter) >= after {
+				kill()
+				return f
+			}
+		}
+	}
 }

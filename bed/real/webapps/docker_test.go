@@ -21,6 +21,11 @@ import (
 // without the real bed stays honest. `make webapps-test` builds the images
 // and runs them.
 
+// stock: BATON_WEBAPPS_STOCK=1 runs the applications without the images'
+// durability fixes (WordPress's upload fsync, Gitea's sync after a push), to
+// show what they buy: the durability and fail-over tests then fail.
+var stock = os.Getenv("BATON_WEBAPPS_STOCK") == "1"
+
 // cacheDir is ci/realbed/lib.sh's $cache.
 func cacheDir() string {
 	if d := os.Getenv("BATON_CACHE"); d != "" {
@@ -146,7 +151,10 @@ func (d *dockerBed) run(c container) string {
 		args = append(args, "-e", k+"="+v)
 	}
 	for dir, mount := range c.volumes {
-		host := filepath.Join(d.dir, dir)
+		host := dir
+		if !filepath.IsAbs(host) {
+			host = filepath.Join(d.dir, dir)
+		}
 		if err := os.MkdirAll(host, 0o755); err != nil {
 			d.t.Fatal(err)
 		}

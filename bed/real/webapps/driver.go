@@ -29,6 +29,9 @@ type App interface {
 	ReadBack(ctx context.Context, recoveryPoint time.Time, limit time.Duration) (Verdict, error)
 	// Journal is every operation the instance performed.
 	Journal() *Journal
+	// Retarget points the client at another address of the application:
+	// after a fail-over or relocate it answers on the other site.
+	Retarget(url string) error
 }
 
 // Config is what a client needs to reach its application.
@@ -82,6 +85,15 @@ func newClient(c Config) (client, error) {
 func (c *client) Name() string      { return c.name }
 func (c *client) Journal() *Journal { return c.journal }
 
+func (c *client) Retarget(raw string) error {
+	e, err := newEndpoint(raw, c.api.client)
+	if err != nil {
+		return err
+	}
+	c.api.base = e.base
+	return nil
+}
+
 // nextKey is the key of the operation about to begin.
 func (c *client) nextKey() string { return c.keys.key(uint64(c.journal.Len()) + 1) }
 
@@ -134,4 +146,30 @@ func (c *client) readBack(ctx context.Context, volumes []string, health string, 
 		return Verdict{App: c.name, At: c.now(), RecoveryPoint: recoveryPoint, Unavailable: err.Error()}, err
 	}
 	return Judge(c.name, volumes, c.journal.Writes(), obs, recoveryPoint, c.now()), nil
+}
+
+// RunFor keeps app writing for d, one operation every period (the next
+// starts at once when one took longer), as a bed's Run lets time pass while
+// the applications write; it returns how many operations were acknowledged
+// and how many not. The operation in flight when d ends is let finish (an
+// operation cut short would be unknown for no reason); ctx ending stops it.
+func RunFor(ctx context.Context, app App, d, period time.Duration) (acknowledged, unacknowledged int) {
+	if period <= 0 {
+		panic("webapps: RunFor needs a positive period")
+	}
+	end := time.Now().Add(d)
+	tick := time.NewTicker(period)
+	defer tick.Stop()
+	for ctx.Err() == nil && time.Now().Before(end) {
+		if w, _ := app.Step(ctx); w.Outcome == Acknowledged {
+			acknowledged++
+		} else {
+			unacknowledged++
+		}
+		select {
+		case <-ctx.Done():
+		case <-tick.C:
+		}
+	}
+	return acknowledged, unacknowledged
 }

@@ -99,7 +99,7 @@ func (g *Gitea) ensureToken(ctx context.Context) error {
 func (g *Gitea) makeToken(ctx context.Context) error {
 	body, _ := json.Marshal(map[string]any{
 		"name":   fmt.Sprintf("%s%d", g.keys.prefix, g.journal.Len()),
-		"scopes": []string{"write:repository", "write:issue", "read:user"},
+		"scopes": []string{"write:repository", "write:issue", "write:user"}, // write:user: POST /user/repos
 	})
 	user, password := g.user, g.password
 	a, err := g.api.call(ctx, request{

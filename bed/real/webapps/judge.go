@@ -45,7 +45,7 @@ func judgeVolume(volume string, writes []Write, obs *Observation, recoveryPoint 
 	written := map[string]bool{}
 	for _, p := range parts {
 		written[p.write.Key] = true
-		if _, ok := obs.Lookup(volume, p.write.Key); ok && p.write.Seq > vol.Newest.Seq {
+		if _, ok := obs.Lookup(volume, p.write.Key); ok && !p.part.Discarded && p.write.Seq > vol.Newest.Seq {
 			vol.Newest = p.write
 		}
 	}
@@ -62,7 +62,8 @@ func judgeVolume(volume string, writes []Write, obs *Observation, recoveryPoint 
 		vol.Unexpected = append(vol.Unexpected, key+" (twice)")
 	}
 	vol.RPO = lossWindow(vol, parts, recoveryPoint)
-	if vol.Intact+vol.UnacknowledgedPresent+len(vol.Corrupt) > len(obs.Keys(volume)) {
+	if vol.Intact+vol.UnacknowledgedPresent+len(vol.Corrupt)+len(vol.Missing) > len(parts) ||
+		vol.Intact+vol.UnacknowledgedPresent+len(vol.Corrupt) > len(obs.Keys(volume)) {
 		panic(fmt.Sprintf("webapps: volume %s: judged more writes present than the read-back found", volume))
 	}
 	return vol
@@ -72,7 +73,13 @@ func judgeVolume(volume string, writes []Write, obs *Observation, recoveryPoint 
 func classify(vol *VolumeResult, p onVolume, obs *Observation, recoveryPoint time.Time) {
 	w := p.write
 	found, ok := obs.Lookup(vol.Volume, w.Key)
+	if !ok {
+		vol.Missing = append(vol.Missing, w.Seq)
+	}
 	switch {
+	case p.part.Discarded && ok:
+		vol.Unexpected = append(vol.Unexpected, w.Key+" (lost in a fail-over, yet back)")
+	case p.part.Discarded:
 	case ok && found.SHA256 != p.part.SHA256:
 		vol.Corrupt = append(vol.Corrupt, Mismatch{Seq: w.Seq, Key: w.Key, Expected: p.part.SHA256, Found: found.SHA256})
 	case ok && w.Outcome == Refused:

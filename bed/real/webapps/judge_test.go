@@ -191,3 +191,36 @@ func TestJournalRefusesReusedKey(t *testing.T) {
 	}()
 	j.Begin(Write{Key: j.Writes()[0].Key, Parts: []Part{{Volume: "db"}}})
 }
+
+func TestResumeDiscardsWhatAFailoverLost(t *testing.T) {
+	j := journalOf(8, map[int]Outcome{8: Unknown})
+	rp := t0.Add(6*time.Second + 500*time.Millisecond)
+	v := Judge("wp", []string{"db"}, j.Writes(), observe(j, []int{1, 2, 3, 4, 5, 6}, nil), rp, t0.Add(time.Minute))
+	if f := v.Failures(false); len(f) != 0 || len(v.Volumes[0].Lost) != 1 {
+		t.Fatalf("fail-over verdict: %s %q", v, f)
+	}
+	if err := j.Resume(v); err != nil {
+		t.Fatal(err)
+	}
+	// The application goes on on the copy: writes 9 and 10 land, 7 and 8
+	// stay gone, and nothing is lost any more.
+	for i := 9; i <= 10; i++ {
+		key := keys{prefix: "baton-t-00000000-"}.key(uint64(i))
+		seq := j.Begin(Write{Key: key, Issued: t0.Add(time.Duration(i) * time.Second),
+			Parts: []Part{{Volume: "db", SHA256: sha256Hex([]byte(key)), Bytes: 100}}})
+		j.Finish(seq, Acknowledged, t0.Add(time.Duration(i)*time.Second), "", "")
+	}
+	after := Judge("wp", []string{"db"}, j.Writes(), observe(j, []int{1, 2, 3, 4, 5, 6, 9, 10}, nil), time.Time{}, t0.Add(2*time.Minute))
+	if f := after.Failures(true); len(f) != 0 || after.Volumes[0].Intact != 8 {
+		t.Fatalf("after resuming: %s %q", after, f)
+	}
+	// Write 7, lost in the fail-over, comes back (the old site's tail):
+	// that is a violation, not a recovery.
+	back := Judge("wp", []string{"db"}, j.Writes(), observe(j, []int{1, 2, 3, 4, 5, 6, 7, 9, 10}, nil), time.Time{}, t0.Add(2*time.Minute))
+	if f := back.Failures(false); len(f) != 1 || !strings.Contains(f[0], "lost in a fail-over, yet back") {
+		t.Fatalf("a discarded write back: %q", f)
+	}
+	if err := j.Resume(Verdict{Unavailable: "down"}); err == nil {
+		t.Fatal("resumed from a verdict that read nothing")
+	}
+}

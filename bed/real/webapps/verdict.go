@@ -40,6 +40,9 @@ type VolumeResult struct {
 	// Holes are acknowledged writes missing while a later write to the same
 	// volume survived: no crash-consistent copy of the volume looks so.
 	Holes []Loss
+	// Missing are the sequence numbers of every write, acknowledged or not,
+	// not found on the volume: what Journal.Resume discards.
+	Missing []uint64
 	// Newest is the newest write found on the volume; zero Seq when none.
 	Newest       Write
 	BytesWritten int // by every operation issued to the volume

@@ -52,6 +52,10 @@ type Part struct {
 	Volume string // the workload's volume name ("db", "uploads", "repositories")
 	SHA256 string // hex SHA-256 of the content the read-back must find
 	Bytes  int
+	// Discarded: a fail-over lost this part and the application went on
+	// without it (Journal.Resume); it is no longer expected, and finding it
+	// again -- the old site's diverged tail come back -- is a violation.
+	Discarded bool
 }
 
 // Write is one operation, as the Journal records it.
@@ -115,10 +119,37 @@ func (j *Journal) setPath(seq uint64, path string) {
 	j.writes[seq-1].Path = path
 }
 
+// Resume continues the journal from what a verdict found: every part the
+// verdict found missing on its volume -- acknowledged or not -- is discarded,
+// as the application, restarted on the copy, goes on without it. Give it the
+// verdict of the DR step just taken, before the next operation.
+func (j *Journal) Resume(v Verdict) error {
+	if v.Unavailable != "" {
+		return fmt.Errorf("resume from a verdict that read nothing back: %s", v.Unavailable)
+	}
+	for _, vol := range v.Volumes {
+		for _, seq := range vol.Missing {
+			if seq == 0 || seq > uint64(len(j.writes)) {
+				return fmt.Errorf("resume: verdict names operation %d of %d", seq, len(j.writes))
+			}
+			parts := j.writes[seq-1].Parts
+			for i := range parts {
+				if parts[i].Volume == vol.Volume {
+					parts[i].Discarded = true
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // Writes returns a copy of every operation, in issue order.
 func (j *Journal) Writes() []Write {
 	out := make([]Write, len(j.writes))
-	copy(out, j.writes)
+	for i, w := range j.writes {
+		w.Parts = append([]Part(nil), w.Parts...)
+		out[i] = w
+	}
 	return out
 }
 

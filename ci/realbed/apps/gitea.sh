@@ -12,8 +12,9 @@
 #   2. a minbase tree with git (Gitea runs git for every repository
 #      operation), ca-certificates, tzdata and sqlite3 (the database's own
 #      tool, to inspect it by hand; the tests change rows with it);
-#   3. the image: the tree, the binary and entrypoint (gitea-entrypoint), run
-#      as the unprivileged user git.
+#   3. the image: the tree, the binary, the entrypoint (gitea-entrypoint) and
+#      the git wrapper that makes pushes durable (gitea-git), run as the
+#      unprivileged user git.
 # --binary-only and --trees-only stop before the docker build (they need no
 # dockerd). Needs the private dockerd (../dockerd.sh start). Cold: the binary is minutes
 # (see docs/realbed.md), the tree a few; warm: a few seconds.
@@ -62,12 +63,14 @@ rm -rf "$ctx" && mkdir -p "$ctx"
 cp -r "$apps/gitea-$GITEA_VERSION/gitea" "$apps/gitea-$GITEA_VERSION/share" "$ctx/"
 cp "$apps/gitea-$GITEA_VERSION.stamp" "$ctx/gitea.stamp"
 install -m 0755 "$apps_dir/gitea-entrypoint" "$ctx/entrypoint"
+install -m 0755 "$apps_dir/gitea-git" "$ctx/gitea-git"
 cat >"$ctx/Dockerfile" <<DOCKERFILE
 FROM scratch
 ADD rootfs.tar /
 COPY gitea /usr/local/bin/gitea
 COPY share/ /usr/share/gitea/
 COPY entrypoint /usr/local/bin/gitea-entrypoint
+COPY gitea-git /usr/local/bin/gitea-git
 RUN useradd --system --uid 1000 --user-group --home-dir /data/state/home --no-create-home --shell /bin/sh git
 ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin GITEA_WORK_DIR=/usr/share/gitea
 EXPOSE 3000
