@@ -191,6 +191,18 @@ func (g *Gitea) remember(path, blob string) {
 	g.files[path] = blob
 }
 
+// relearn replaces what the client knows of the files with what main holds.
+func (g *Gitea) relearn(current map[string]string) {
+	g.files, g.filePaths = map[string]string{}, nil
+	for _, op := range g.journal.Writes() { // journal order: a stable order of paths
+		if blob, ok := current[op.Path]; ok && op.Path != "" {
+			if _, known := g.files[op.Path]; !known {
+				g.remember(op.Path, blob)
+			}
+		}
+	}
+}
+
 func (g *Gitea) forget(path string) {
 	if _, known := g.files[path]; !known {
 		return
@@ -226,21 +238,24 @@ func (g *Gitea) issue(ctx context.Context) (Write, error) {
 
 // ReadBack makes a token if the one it has no longer authenticates (it
 // creates nothing else: a repository the database lost stays lost), walks
-// main's history, reads the file each commit of the run
+// main's history -- relearning each file's current blob, so that updates
+// after a fail-over start from what survived --, reads the file each commit of the run
 // wrote at that commit, and lists every issue.
 func (g *Gitea) ReadBack(ctx context.Context, recoveryPoint time.Time, limit time.Duration) (Verdict, error) {
 	return g.readBack(ctx, g.Volumes(), giteaHealth, recoveryPoint, limit, func(ctx context.Context, obs *Observation) error {
 		if err := g.ensureToken(ctx); err != nil {
 			return err
 		}
-		if err := g.gatherCommits(ctx, obs); err != nil {
+		current := map[string]string{}
+		if err := g.gatherCommits(ctx, obs, current); err != nil {
 			return err
 		}
+		g.relearn(current)
 		return g.gatherIssues(ctx, obs)
 	})
 }
 
-func (g *Gitea) gatherCommits(ctx context.Context, obs *Observation) error {
+func (g *Gitea) gatherCommits(ctx context.Context, obs *Observation, current map[string]string) error {
 	for page := 1; page <= maxPages; page++ {
 		q := url.Values{"sha": {"main"}, "limit": {strconv.Itoa(giteaPageItems)}, "page": {strconv.Itoa(page)},
 			"stat": {"false"}, "verification": {"false"}, "files": {"false"}}
@@ -256,7 +271,7 @@ func (g *Gitea) gatherCommits(ctx context.Context, obs *Observation) error {
 			return err
 		}
 		for _, c := range commits {
-			if err := g.gatherCommit(ctx, obs, c); err != nil {
+			if err := g.gatherCommit(ctx, obs, c, current); err != nil {
 				return err
 			}
 		}
@@ -269,8 +284,9 @@ func (g *Gitea) gatherCommits(ctx context.Context, obs *Observation) error {
 
 // gatherCommit reads the file one of the run's commits wrote, at that
 // commit; a commit of the run that no operation made is recorded without
-// content, to be reported as unexpected.
-func (g *Gitea) gatherCommit(ctx context.Context, obs *Observation, c giteaCommit) error {
+// content, to be reported as unexpected. The listing runs newest first, so
+// the first commit seen for a path gives its current blob (into current).
+func (g *Gitea) gatherCommit(ctx context.Context, obs *Observation, c giteaCommit, current map[string]string) error {
 	key := c.subject()
 	if !g.keys.ours(key) {
 		return nil
@@ -288,6 +304,9 @@ func (g *Gitea) gatherCommit(ctx context.Context, obs *Observation, c giteaCommi
 	sum := "" // the commit is there, its file is not: a mismatch
 	if a.status != 404 {
 		sum = sha256Hex(a.body)
+		if _, seen := current[op.Path]; !seen {
+			current[op.Path] = gitBlobSHA(a.body)
+		}
 	}
 	obs.Add(workload.GiteaRepositories, key, sum, c.SHA)
 	return nil
