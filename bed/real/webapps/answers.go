@@ -98,7 +98,7 @@ func decodeGiteaToken(body []byte) (string, error) {
 		return "", fmt.Errorf("decoding Gitea's token answer: %w", err)
 	}
 	if len(t.SHA1) < 20 || strings.ContainsAny(t.SHA1, " \r\n\t") {
-		return "", fmt.Errorf("Gitea's token answer holds no token")
+		return "", fmt.Errorf("the token answer holds no token")
 	}
 	return t.SHA1, nil
 }
@@ -120,7 +120,7 @@ func decodeGiteaFile(body []byte) (giteaFileAnswer, error) {
 		return giteaFileAnswer{}, fmt.Errorf("decoding Gitea's contents answer: %w", err)
 	}
 	if !isObjectName(f.Content.SHA) || !isObjectName(f.Commit.SHA) {
-		return giteaFileAnswer{}, fmt.Errorf("Gitea's contents answer lacks the blob or commit SHA")
+		return giteaFileAnswer{}, fmt.Errorf("the contents answer lacks the blob or commit SHA")
 	}
 	return f, nil
 }
@@ -146,7 +146,7 @@ func decodeGiteaCommits(body []byte) ([]giteaCommit, error) {
 	}
 	for _, c := range list {
 		if !isObjectName(c.SHA) {
-			return nil, fmt.Errorf("Gitea's commit listing: commit %q is no object name", c.SHA)
+			return nil, fmt.Errorf("the commit listing: commit %q is no object name", c.SHA)
 		}
 	}
 	return list, nil
@@ -165,7 +165,7 @@ func decodeGiteaIssue(body []byte) (giteaIssue, error) {
 		return giteaIssue{}, fmt.Errorf("decoding Gitea's issue: %w", err)
 	}
 	if i.Number <= 0 {
-		return giteaIssue{}, fmt.Errorf("Gitea's issue has no number")
+		return giteaIssue{}, fmt.Errorf("the issue answer has no number")
 	}
 	return i, nil
 }
@@ -177,7 +177,7 @@ func decodeGiteaIssues(body []byte) ([]giteaIssue, error) {
 	}
 	for _, i := range list {
 		if i.Number <= 0 {
-			return nil, fmt.Errorf("Gitea's issue listing: an issue has no number")
+			return nil, fmt.Errorf("the issue listing: an issue has no number")
 		}
 	}
 	return list, nil

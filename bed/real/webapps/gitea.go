@@ -176,7 +176,7 @@ func (g *Gitea) commit(ctx context.Context, path string) (Write, error) {
 			return "", "", err
 		}
 		if want := gitBlobSHA(content); f.Content.SHA != want {
-			return f.Commit.SHA, "", fmt.Errorf("Gitea answered blob %s for content whose blob is %s", f.Content.SHA, want)
+			return f.Commit.SHA, "", fmt.Errorf("answered blob %s for content whose blob is %s", f.Content.SHA, want)
 		}
 		g.remember(path, f.Content.SHA)
 		return f.Commit.SHA, "", nil
