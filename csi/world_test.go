@@ -373,14 +373,8 @@ func (w *world) newDriver(id chain.ClusterID, nodeName string, secrets map[strin
 func (w *world) newDriverWith(id chain.ClusterID, nodeName string, secrets map[string]string, devices csi.Devices, mounter csi.Mounter) *driver {
 	w.t.Helper()
 	clusters := &csi.Clusters{Dialer: &csi.HTTPDialer{TLS: w.ca.ClientTLS(), CallTimeout: 5 * time.Second, DialConn: w.dialFrom(id)}}
-	locks := &csi.Locks{}
-	services := csi.Services{
-		Identity:       &csi.Identity{Controller: true},
-		Controller:     &csi.Controller{Clusters: clusters, Locks: locks},
-		Node:           &csi.Node{Clusters: clusters, Locks: &csi.Locks{}, NodeID: nodeName, Site: "site-" + string(id[0]), Devices: devices, Mounter: mounter},
-		Replication:    &csi.Replication{Clusters: clusters, Locks: locks},
-		AddonsIdentity: &csi.AddonsIdentity{},
-	}
+	services := csi.Assemble(csi.Assembly{Clusters: clusters, Controller: true,
+		Node: &csi.NodeAssembly{ID: nodeName, Site: "site-" + string(id[0]), Devices: devices, Mounter: mounter}})
 	csiConn, csiSocket := w.serve(csi.NewCSIServer(services, logr.Discard()))
 	addonsConn, _ := w.serve(csi.NewAddonsServer(services, logr.Discard()))
 	return &driver{site: id, secrets: secrets, csiSocket: csiSocket, services: services,
