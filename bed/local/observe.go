@@ -28,13 +28,6 @@ func (b *Bed) violate(invariant, message string) {
 	b.event("", reports.EventViolation, "%s: %s", invariant, message)
 }
 
-// notHere records that a method without an error result was asked of the
-// local bed before it does it: a violation, so that no scenario passes
-// believing the fault happened.
-func (b *Bed) notHere(what string) {
-	b.violate("bed: not on the local bed yet", what+" is not on the local bed yet")
-}
-
 // observe enters the applications' writes in the timeline and checks every
 // chain's invariants over what the sites' API servers record.
 func (b *Bed) observe() {

@@ -15,7 +15,17 @@ import (
 	"github.com/baton-dr/baton/workload"
 )
 
-var _ bed.Bed = (*World)(nil)
+// The simulation offers every capability a bed may.
+var (
+	_ bed.Bed               = (*World)(nil)
+	_ bed.Driller           = (*World)(nil)
+	_ bed.StorageHub        = (*World)(nil)
+	_ bed.LinkDegrader      = (*World)(nil)
+	_ bed.NodeCrasher       = (*World)(nil)
+	_ bed.ControllerCrasher = (*World)(nil)
+	_ bed.PoolFiller        = (*World)(nil)
+	_ bed.APIFailer         = (*World)(nil)
+)
 
 // Name is the bed's name.
 func (w *World) Name() string { return "sim" }
