@@ -32,15 +32,15 @@ func (b *Bed) violate(invariant, message string) {
 // chain's invariants over what the sites' API servers record.
 func (b *Bed) observe() {
 	b.lastCheck = time.Now()
-	for _, name := range b.appOrder {
-		a := b.apps[name]
+	for _, a := range b.apps.All() {
+		name := a.Spec.Name
 		for _, s := range SiteNames {
-			if n := a.writes[s]; n > 0 {
+			if n := b.writes[name][s]; n > 0 {
 				b.timeline = append(b.timeline, reports.Event{At: time.Now(), Site: s, Kind: reports.EventWrite,
 					Detail: fmt.Sprintf("%s: %d acknowledged operations", name, n)})
 			}
 		}
-		clear(a.writes)
+		clear(b.writes[name])
 	}
 	records, err := b.records()
 	if err != nil {

@@ -174,11 +174,10 @@ func (w *World) takenAt(guid string) (time.Time, bool) {
 
 // modelOf finds the application and the volume name a chain serves.
 func (w *World) modelOf(root chain.Ref) (workload.Workload, string, bool) {
-	for _, name := range w.appOrder {
-		a := w.apps[name]
-		for _, v := range a.volumes {
-			if v.handle == root.String() {
-				return a.model, v.name, true
+	for _, a := range w.apps.All() {
+		for _, v := range a.Volumes {
+			if v.Handle == root.String() {
+				return a.Model, v.Name, true
 			}
 		}
 	}
