@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -31,6 +30,7 @@ import (
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
 	sitecontroller "github.com/baton-dr/baton/controllers/site"
+	"github.com/baton-dr/baton/internal/syncio"
 	"github.com/baton-dr/baton/node/exec"
 	"github.com/baton-dr/baton/node/loop"
 	"github.com/baton-dr/baton/storage/backend"
@@ -168,26 +168,9 @@ func (s *apiSite) node(name string) (core.Node, bool) {
 // agentProcess is baton-node running as its own process.
 type agentProcess struct {
 	cmd     *osexec.Cmd
-	logs    *lockedBuffer
+	logs    *syncio.Buffer
 	metrics string // the /metrics URL
 	exited  chan error
-}
-
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // freePort finds a loopback port nobody listens on (the agent needs it in
@@ -235,7 +218,7 @@ func (b *bed) start(t *testing.T) *agentProcess {
 	t.Helper()
 	certFile, keyFile, _ := b.ca.issue(t, b.dir, "stream-"+freePort(t))
 	streamPort, metricsPort := freePort(t), freePort(t)
-	p := &agentProcess{logs: &lockedBuffer{}, metrics: "http://127.0.0.1:" + metricsPort + "/metrics", exited: make(chan error, 1)}
+	p := &agentProcess{logs: &syncio.Buffer{}, metrics: "http://127.0.0.1:" + metricsPort + "/metrics", exited: make(chan error, 1)}
 	p.cmd = osexec.Command(os.Args[0], "--node", "n1", "--secret-file", b.secretFile, "--ca-file", b.ca.file,
 		"--backend", "btrfs", "--pool-dir", b.poolDir, "--pool-size-bytes", strconv.Itoa(1<<30), "--device-dir", b.deviceDir,
 		"--stream-address", "127.0.0.1:"+streamPort, "--advertise-address", "127.0.0.1:"+streamPort,
