@@ -1,6 +1,7 @@
 package local_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/baton-dr/baton/bed/controlplane"
 	"github.com/baton-dr/baton/bed/local"
 	"github.com/baton-dr/baton/internal/syncio"
+	"github.com/baton-dr/baton/node/leftovers"
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/scenarios"
 )
@@ -102,10 +104,10 @@ func TestRelocateOnTheLocalBed(t *testing.T) {
 	if namespaces, err := local.NamespacesWithPrefix(prefix); err != nil || len(namespaces) > 0 {
 		t.Errorf("network namespaces left behind: %v (%v)", namespaces, err)
 	}
-	if loops, err := local.LoopsUnder(dir); err != nil || len(loops) > 0 {
+	if loops, err := leftovers.Loops(context.Background(), dir); err != nil || len(loops) > 0 {
 		t.Errorf("loop devices left behind: %v (%v)", loops, err)
 	}
-	if mounts, err := local.MountsUnder(dir); err != nil || len(mounts) > 0 {
+	if mounts, err := leftovers.Mounts(dir); err != nil || len(mounts) > 0 {
 		t.Errorf("mounts left behind: %v (%v)", mounts, err)
 	}
 }

@@ -20,8 +20,7 @@ import (
 	"github.com/baton-dr/baton/internal/syncio"
 	"github.com/baton-dr/baton/node/btrfs"
 	"github.com/baton-dr/baton/node/daemon"
-	"github.com/baton-dr/baton/node/exec"
-	"github.com/baton-dr/baton/node/loop"
+	"github.com/baton-dr/baton/node/leftovers"
 	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storage/core"
 	"github.com/baton-dr/baton/storageapi"
@@ -319,33 +318,21 @@ func assertNothingLeft(t testing.TB, dir string) {
 // tests on the machine attach their own).
 func loopsUnder(t testing.TB, dir string) []string {
 	t.Helper()
-	devices, err := loop.Losetup{Cmder: exec.Local{}}.List(context.Background())
+	loops, err := leftovers.Loops(context.Background(), dir)
 	if err != nil {
 		t.Fatalf("losetup: %v", err)
 	}
-	var out []string
-	for _, d := range devices {
-		if strings.HasPrefix(d.BackFile, dir+"/") {
-			out = append(out, d.Name+" "+d.BackFile)
-		}
-	}
-	return out
+	return loops
 }
 
 // mountsUnder lists the mount points under dir in /proc/mounts.
 func mountsUnder(t testing.TB, dir string) []string {
 	t.Helper()
-	data, err := os.ReadFile("/proc/mounts")
+	mounts, err := leftovers.Mounts(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
-	for _, line := range strings.Split(string(data), "\n") {
-		if fields := strings.Fields(line); len(fields) > 1 && strings.HasPrefix(fields[1], dir+"/") {
-			out = append(out, fields[1])
-		}
-	}
-	return out
+	return mounts
 }
 
 // tempDir is a test directory with symbolic links resolved (losetup and
