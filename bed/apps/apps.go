@@ -39,6 +39,20 @@ func (a *App) Handles() []string {
 	return out
 }
 
+// Moves is the part of bed.Bed the applications answer, for a bed to embed
+// (*Apps implements it).
+type Moves interface {
+	Deploy(spec bed.App) error
+	Protect(name string) error
+	Relocate(name, to string) (workload.Verdict, error)
+	Failover(name, to string) (workload.Verdict, error)
+	Verify(name string) (workload.Verdict, error)
+	Where(name string) (string, error)
+	Pod(name string) (string, error)
+}
+
+var _ Moves = (*Apps)(nil)
+
 // Config is what New takes.
 type Config struct {
 	Platform Platform

@@ -11,7 +11,6 @@ import (
 
 	csispec "github.com/container-storage-interface/spec/lib/go/csi"
 
-	"github.com/baton-dr/baton/bed"
 	"github.com/baton-dr/baton/bed/apps"
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/storage/chain"
@@ -221,26 +220,3 @@ func (p platform) OriginTakenAt(handle string) (time.Time, error) {
 	}
 	return time.Time{}, fmt.Errorf("no pairing of %s still lists snapshot %s", end.Predecessor, end.Origin.Snapshot)
 }
-
-// Deploy creates the application's volumes through its site's CSI
-// controller (block volumes, one replica: btrfs) and starts it there.
-func (b *Bed) Deploy(spec bed.App) error { return b.apps.Deploy(spec) }
-
-// Protect asks the application's site for Primary VolumeReplications and
-// waits until every volume shipped a first snapshot.
-func (b *Bed) Protect(name string) error { return b.apps.Protect(name) }
-
-// Relocate is Ramen's planned relocation (apps.Relocate).
-func (b *Bed) Relocate(name, to string) (workload.Verdict, error) { return b.apps.Relocate(name, to) }
-
-// Failover is Ramen's unplanned fail-over (apps.Failover).
-func (b *Bed) Failover(name, to string) (workload.Verdict, error) { return b.apps.Failover(name, to) }
-
-// Verify reads the application's volumes where it runs.
-func (b *Bed) Verify(name string) (workload.Verdict, error) { return b.apps.Verify(name) }
-
-// Where tells on which site the application runs.
-func (b *Bed) Where(name string) (string, error) { return b.apps.Where(name) }
-
-// Pod tells on which node the application's pod runs: each site has one.
-func (b *Bed) Pod(name string) (string, error) { return b.apps.Pod(name) }

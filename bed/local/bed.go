@@ -35,9 +35,12 @@ type Bed struct {
 	ca      *authority
 	sites   []*site
 
-	// apps are the applications (bed/apps over platform{b}); writes count
-	// their acknowledged operations per site since the last timeline entry.
-	apps   *apps.Apps
+	// apps are the applications (bed/apps over platform{b}); they answer
+	// the Bed's Deploy, Protect, Failover, Relocate, Verify, Where and Pod.
+	// writes count their acknowledged operations per site since the last
+	// timeline entry.
+	apps *apps.Apps
+	apps.Moves
 	writes map[string]map[string]int
 	// hubCut lists the sites the hub (this process) does not reach: its
 	// wishes wait until it does.
@@ -69,6 +72,7 @@ func New(options Options) (b *Bed, err error) {
 	b.ramen = &ramen.Driver{Sites: SiteNames, Reaches: func(site string) bool { return !b.hubCut[site] }, Until: b.pump,
 		Limit: b.options.ActionLimit, Event: b.event, Violate: b.violate, TellWishes: true}
 	b.apps = apps.New(apps.Config{Platform: platform{b}, Ramen: b.ramen, Sites: SiteNames, Limit: b.options.ActionLimit})
+	b.Moves = b.apps
 	b.dir = b.options.Dir
 	if b.dir == "" {
 		if b.dir, err = os.MkdirTemp("", "baton-localbed-"); err != nil {

@@ -10,7 +10,6 @@ import (
 
 	csispec "github.com/container-storage-interface/spec/lib/go/csi"
 
-	"github.com/baton-dr/baton/bed"
 	"github.com/baton-dr/baton/bed/apps"
 	"github.com/baton-dr/baton/bed/ramen"
 	"github.com/baton-dr/baton/reports"
@@ -288,30 +287,6 @@ func (w *World) reconcileVRs() {
 func (w *World) hubReaches(site string) bool {
 	return w.Net.Reachable(hubEndpoint, site) && w.Net.Reachable(site, hubEndpoint)
 }
-
-// Deploy creates the application's volumes through its site's CSI
-// controller and starts its pod on the site's first node.
-func (w *World) Deploy(spec bed.App) error { return w.apps.Deploy(spec) }
-
-// Protect asks the application's site for Primary VolumeReplications and
-// waits until every volume shipped a first snapshot.
-func (w *World) Protect(name string) error { return w.apps.Protect(name) }
-
-// Failover is Ramen's unplanned fail-over (apps.Failover).
-func (w *World) Failover(name, to string) (workload.Verdict, error) { return w.apps.Failover(name, to) }
-
-// Relocate is Ramen's planned relocation (apps.Relocate).
-func (w *World) Relocate(name, to string) (workload.Verdict, error) { return w.apps.Relocate(name, to) }
-
-// Verify reads the application's volumes where it runs, once its pod runs
-// again if a crash took it down.
-func (w *World) Verify(name string) (workload.Verdict, error) { return w.apps.Verify(name) }
-
-// Where tells on which site the application runs.
-func (w *World) Where(name string) (string, error) { return w.apps.Where(name) }
-
-// Pod tells on which node the application's pod runs.
-func (w *World) Pod(name string) (string, error) { return w.apps.Pod(name) }
 
 // Nodes lists a site's storage nodes.
 func (w *World) Nodes(site string) []string {

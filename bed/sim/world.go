@@ -74,8 +74,10 @@ type World struct {
 	// ramen is Ramen's hub and the sites' csi-addons controllers.
 	ramen *ramen.Driver
 
-	// apps are the applications (bed/apps over platform{w}).
-	apps       *apps.Apps
+	// apps are the applications (bed/apps over platform{w}); they answer
+	// the Bed's Deploy, Protect, Failover, Relocate, Verify, Where and Pod.
+	apps *apps.Apps
+	apps.Moves
 	writes     map[string]int // acknowledged operations per site since the last look
 	timeline   []reports.Event
 	violations []reports.Violation
@@ -109,6 +111,7 @@ func New(options Options) (*World, error) {
 	w.ramen = &ramen.Driver{Sites: SiteNames, Reaches: w.hubReaches, Until: w.RunUntil, Limit: actionLimit,
 		Event: w.event, Violate: w.violate}
 	w.apps = apps.New(apps.Config{Platform: platform{w}, Ramen: w.ramen, Sites: SiteNames, Limit: actionLimit})
+	w.Moves = w.apps
 	w.Net.SetLinkBoth(SiteNames[0], SiteNames[1], options.SiteLink)
 	for i, name := range SiteNames {
 		s, err := newSite(w, name, clusterID(i))
