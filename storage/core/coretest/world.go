@@ -116,9 +116,13 @@ func (w *World) AddSite(cluster chain.ClusterID, s Site, nodes int, address func
 	return nil
 }
 
-func (w *World) usage() backend.Usage { return backend.Usage{SizeBytes: w.NodeBytes, FreeBytes: w.NodeBytes} }
+func (w *World) usage() backend.Usage {
+	return backend.Usage{SizeBytes: w.NodeBytes, FreeBytes: w.NodeBytes}
+}
 
-func (w *World) reachable(from, to chain.ClusterID) bool { return w.Reachable == nil || w.Reachable(from, to) }
+func (w *World) reachable(from, to chain.ClusterID) bool {
+	return w.Reachable == nil || w.Reachable(from, to)
+}
 
 // Run lets d pass in steps of one second (Step).
 func (w *World) Run(d time.Duration) error {
