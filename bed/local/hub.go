@@ -6,8 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/csi-addons/spec/lib/go/replication"
-
 	"github.com/baton-dr/baton/bed/ramen"
 )
 
@@ -57,7 +55,7 @@ func (b *Bed) pump(done func() bool, limit time.Duration) bool {
 		}
 		if !now.Before(nextStep) {
 			began := time.Now()
-			b.step()
+			b.apps.Step()
 			if took := time.Since(began); took > slowCall {
 				fmt.Fprintf(b.options.Log, "local bed: a slow application step: %s\n", took.Round(time.Millisecond))
 			}
@@ -113,7 +111,7 @@ func (b *Bed) startRound() <-chan func() {
 				ctx, cancel := context.WithTimeout(context.Background(), callLimit)
 				defer cancel()
 				made, began := len(c.vr.Calls), time.Now()
-				again := c.vr.Reconcile(ctx, addonsClient{c.s.replication})
+				again := c.vr.Reconcile(ctx, ramen.GRPC{C: c.s.replication})
 				if took := time.Since(began); took > slowCall {
 					fmt.Fprintf(b.options.Log, "local bed: slow csi-addons calls on %s: %v took %s\n", c.s.name, c.vr.Calls[made:],
 						took.Round(time.Millisecond))
@@ -129,36 +127,4 @@ func (b *Bed) startRound() <-chan func() {
 		}
 	}()
 	return finished
-}
-
-// addonsClient is the csi-addons Replication service over the driver's
-// unix socket, as ramen.VR calls it.
-type addonsClient struct {
-	c replication.ControllerClient
-}
-
-var _ ramen.Client = addonsClient{}
-
-func (a addonsClient) EnableVolumeReplication(ctx context.Context, r *replication.EnableVolumeReplicationRequest) (*replication.EnableVolumeReplicationResponse, error) {
-	return a.c.EnableVolumeReplication(ctx, r)
-}
-
-func (a addonsClient) DisableVolumeReplication(ctx context.Context, r *replication.DisableVolumeReplicationRequest) (*replication.DisableVolumeReplicationResponse, error) {
-	return a.c.DisableVolumeReplication(ctx, r)
-}
-
-func (a addonsClient) PromoteVolume(ctx context.Context, r *replication.PromoteVolumeRequest) (*replication.PromoteVolumeResponse, error) {
-	return a.c.PromoteVolume(ctx, r)
-}
-
-func (a addonsClient) DemoteVolume(ctx context.Context, r *replication.DemoteVolumeRequest) (*replication.DemoteVolumeResponse, error) {
-	return a.c.DemoteVolume(ctx, r)
-}
-
-func (a addonsClient) ResyncVolume(ctx context.Context, r *replication.ResyncVolumeRequest) (*replication.ResyncVolumeResponse, error) {
-	return a.c.ResyncVolume(ctx, r)
-}
-
-func (a addonsClient) GetVolumeReplicationInfo(ctx context.Context, r *replication.GetVolumeReplicationInfoRequest) (*replication.GetVolumeReplicationInfoResponse, error) {
-	return a.c.GetVolumeReplicationInfo(ctx, r)
 }

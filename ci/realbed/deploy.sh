@@ -32,19 +32,33 @@ kubectl apply -f "$repo_root/deploy/rbac" >/dev/null
 
 # One CA for the bed signs every site's storage API certificate; the
 # certificate names the Service the CSI driver and the node agent reach.
+# The sites deploy at once: the CA and its serial file are made and used
+# under one lock.
+exec 9>"$run/.ca.lock"
+flock 9
 if ! [ -f "$run/ca.crt" ]; then
 	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 -subj /CN=baton-realbed-ca \
 		-keyout "$run/ca.key" -out "$run/ca.crt" 2>/dev/null
 fi
-openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=baton-controller.$site" \
-	-keyout "$run/$site.tls.key" -out "$run/$site.tls.csr" 2>/dev/null
-openssl x509 -req -in "$run/$site.tls.csr" -CA "$run/ca.crt" -CAkey "$run/ca.key" -CAcreateserial -days 30 \
-	-extfile <(printf 'subjectAltName=DNS:baton-controller.baton-system.svc,DNS:baton-controller.baton-system.svc.cluster.local,IP:%s\n' "$node_ip") \
-	-out "$run/$site.tls.crt" 2>/dev/null
-kubectl -n baton-system create secret tls baton-controller-tls --cert "$run/$site.tls.crt" --key "$run/$site.tls.key" \
-	--dry-run=client -o yaml | kubectl apply -f - >/dev/null
+# issue NAME CN SANS: a certificate and key signed by the bed's CA, in a
+# kubernetes.io/tls Secret NAME of baton-system.
+issue() {
+	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=$2" \
+		-keyout "$run/$site.$1.key" -out "$run/$site.$1.csr" 2>/dev/null
+	openssl x509 -req -in "$run/$site.$1.csr" -CA "$run/ca.crt" -CAkey "$run/ca.key" -CAcreateserial -days 30 \
+		-extfile <(printf 'subjectAltName=%s\n' "$3") -out "$run/$site.$1.crt" 2>/dev/null
+	kubectl -n baton-system create secret tls "$1" --cert "$run/$site.$1.crt" --key "$run/$site.$1.key" \
+		--dry-run=client -o yaml | kubectl apply -f - >/dev/null
+}
+# The storage API's certificate names the node's address, where the other
+# site and this site's CSI driver reach it (a NodePort), and the Service;
+# the stream server's names the address its node agent advertises.
+issue baton-controller-tls "baton-controller.$site" \
+	"DNS:baton-controller.baton-system.svc,DNS:baton-controller.baton-system.svc.cluster.local,IP:$node_ip"
+issue baton-node-stream-tls "baton-node-stream.$site" "IP:$node_ip"
 kubectl -n baton-system create secret generic baton-ca --from-file ca.crt="$run/ca.crt" \
 	--dry-run=client -o yaml | kubectl apply -f - >/dev/null
+flock -u 9
 
 sed -e "s|@IMAGE@|$image|g" -e "s|@SITE@|$site|g" -e "s|@CLUSTER_ID@|$cluster_id|g" \
 	-e "s|@NODE@|$node|g" -e "s|@NODE_IP@|$node_ip|g" "$realbed_dir/site.yaml" >"$run/$site.baton.yaml"

@@ -53,7 +53,11 @@ JSON
 }
 
 stop() {
-	local pidfile=$dockerd_dir/docker.pid
+	local pidfile=$dockerd_dir/docker.pid others
+	if up; then
+		others=$(docker ps --format '{{.Names}}' | grep -v -x -E 'baton-(hub|site-a|site-b)-control-plane' | tr '\n' ' ' || true)
+		[ -z "$others" ] || log "stopping the private dockerd stops other users' containers too: $others"
+	fi
 	if [ -f "$pidfile" ]; then
 		local pid
 		pid=$(cat "$pidfile")

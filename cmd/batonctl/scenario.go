@@ -13,6 +13,7 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/baton-dr/baton/bed/local"
+	"github.com/baton-dr/baton/bed/real"
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/scenarios"
 	"github.com/baton-dr/baton/sweep"
@@ -23,9 +24,11 @@ func newScenarioCommand() *cobra.Command {
 		Use:   "scenario",
 		Short: "run DR scenarios on a chosen bed",
 		Long: `scenario runs baton's scenarios on one of its beds: sim (the deterministic
-simulation, as batonctl sim run), or local (real kube-apiservers and etcds,
+simulation, as batonctl sim run), local (real kube-apiservers and etcds,
 the real baton-controller, baton-node and baton-csi binaries on btrfs over
-loop devices, each site in its own network namespace; needs root).`,
+loop devices, each site in its own network namespace; needs root), or real
+(the kind hub and sites make realbed brought up, baton deployed in them;
+needs root).`,
 	}
 	scenario.AddCommand(newScenarioRunCommand(), newScenarioLackingCommand())
 	return scenario
@@ -51,15 +54,23 @@ func newScenarioRunCommand() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if bedName == "local" {
-					if err := local.Supports(name); err != nil {
+				switch bedName {
+				case "local":
+					if err := localRuns(sc); err != nil {
+						return err
+					}
+				case "real":
+					if err := real.Supports(name); err != nil {
 						return err
 					}
 				}
 				selected = append(selected, sc)
 			}
-			if bedName != "sim" && bedName != "local" {
-				return fmt.Errorf("--bed %q: want sim or local (the kind-based real bed, make realbed, runs no scenarios yet)", bedName)
+			if bedName != "sim" && bedName != "local" && bedName != "real" {
+				return fmt.Errorf("--bed %q: want sim, local or real", bedName)
+			}
+			if bedName == "real" && !cmd.Flags().Changed("time-scale") {
+				timeScale = real.DefaultTimeScale
 			}
 			progress := cmd.ErrOrStderr()
 			if quiet {
@@ -69,9 +80,12 @@ func newScenarioRunCommand() *cobra.Command {
 			var results []reports.Result
 			for _, sc := range selected {
 				var result reports.Result
-				if bedName == "sim" {
+				switch bedName {
+				case "sim":
 					result = sweep.One(sc, seed, chaos)
-				} else {
+				case "real":
+					result = runReal(sc, real.Options{Seed: seed, TimeScale: timeScale, Log: progress}, chaos, cmd.OutOrStdout())
+				default:
 					result = runLocal(sc, local.Options{Binaries: bin, Dir: dir, Seed: seed, TimeScale: timeScale, Log: progress},
 						chaos, cmd.OutOrStdout())
 				}
@@ -97,11 +111,11 @@ func newScenarioRunCommand() *cobra.Command {
 			return nil
 		},
 	}
-	run.Flags().StringVar(&bedName, "bed", "sim", "the bed: sim or local")
+	run.Flags().StringVar(&bedName, "bed", "sim", "the bed: sim, local or real (the kind sites make realbed brought up; root)")
 	run.Flags().Uint64Var(&seed, "seed", 1, "seed of the workloads (and of the simulation)")
 	run.Flags().StringVar(&bin, "bin", "", "local: directory holding baton-controller, baton-node and baton-csi; empty builds them with go build")
 	run.Flags().StringVar(&dir, "dir", "", "local: directory for the bed's files and the processes' logs, kept afterwards; empty uses a temporary one")
-	run.Flags().Float64Var(&timeScale, "time-scale", 60, "local: scenario seconds per wall-clock second (Run(3m) lasts 3 s at 60)")
+	run.Flags().Float64Var(&timeScale, "time-scale", 60, "local and real: scenario seconds per wall-clock second (Run(3m) lasts 3 s at 60; the real bed's default is 10)")
 	run.Flags().BoolVar(&chaos, "chaos", false, "inject faults at phase boundaries, chosen by the seed (on the local bed the faults it lacks fail the run)")
 	run.Flags().BoolVar(&quiet, "quiet", false, "local: do not print the bed's progress on stderr")
 	run.Flags().StringVar(&out, "out", "", "write junit.xml, results.json and report.html into this directory")
@@ -170,14 +184,56 @@ func newScenarioLackingCommand() *cobra.Command {
 		Short: "say in one line which scenarios the local bed does not run yet, and why; exit 1 if any",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var names []string
-			for _, sc := range scenarios.Catalogue() {
-				names = append(names, sc.Name)
-			}
-			if lacking := local.Lacking(names); lacking != "" {
+			if lacking := localLacking(scenarios.Catalogue()); lacking != "" {
 				return fmt.Errorf("not on the local bed yet: %s", lacking)
 			}
 			return nil
 		},
 	}
+}
+
+// runReal attaches to the running real bed, runs the scenario on it and
+// detaches (the run's namespaces deleted, its partitions healed).
+func runReal(sc scenarios.Scenario, options real.Options, chaos bool, w io.Writer) reports.Result {
+	replay := fmt.Sprintf("batonctl scenario run %s --bed real --seed %d --chaos=%v", sc.Name, options.Seed, chaos)
+	errored := func(err error) reports.Result {
+		return reports.Result{Scenario: sc.Name, Seed: options.Seed, Verdict: reports.Errored, Replay: replay, Error: err.Error()}
+	}
+	paths, err := real.DefaultPaths()
+	if err != nil {
+		return errored(err)
+	}
+	in, err := real.NewInfra(paths, options.Log)
+	if err != nil {
+		return errored(err)
+	}
+	started := time.Now()
+	b, err := real.New(in, options)
+	if err != nil {
+		return errored(err)
+	}
+	fmt.Fprintf(w, "%s: attached to the real bed in %s\n", sc.Name, time.Since(started).Round(time.Millisecond))
+	interrupted := make(chan os.Signal, 1)
+	signal.Notify(interrupted, os.Interrupt, syscall.SIGTERM)
+	defer func() {
+		signal.Stop(interrupted)
+		close(interrupted)
+	}()
+	go func() {
+		if _, ok := <-interrupted; ok {
+			fmt.Fprintln(os.Stderr, "batonctl: interrupted; healing the real bed's partitions and deleting the run's namespaces")
+			if err := b.Close(); err != nil {
+				fmt.Fprintln(os.Stderr, "batonctl:", err)
+			}
+			os.Exit(130)
+		}
+	}()
+	ran := time.Now()
+	result := sc.Run(b, scenarios.Options{Seed: options.Seed, Chaos: chaos, Replay: replay})
+	fmt.Fprintf(w, "%s: ran in %s\n", sc.Name, time.Since(ran).Round(time.Millisecond))
+	if err := b.Close(); err != nil {
+		result.Verdict = reports.Failed
+		result.Violations = append(result.Violations, reports.Violation{Invariant: "bed: clean detach", Message: err.Error(), At: time.Now()})
+	}
+	return result
 }

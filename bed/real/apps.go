@@ -1,0 +1,350 @@
+package real
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/baton-dr/baton/bed"
+	"github.com/baton-dr/baton/bed/ramen"
+	"github.com/baton-dr/baton/reports"
+	"github.com/baton-dr/baton/storage/chain"
+	"github.com/baton-dr/baton/storage/core"
+	"github.com/baton-dr/baton/workload"
+)
+
+// stepPeriod is how often, in a scenario's time, an application performs
+// one operation.
+const stepPeriod = time.Second
+
+// app is one application: its workload model writing the devices its pod
+// holds, its claims, and Ramen's view of it. The model and its devices are
+// the seam the HTTP applications (bed/real/webapps) replace.
+type app struct {
+	spec    bed.App
+	model   workload.Workload
+	volumes []*appVolume
+	site    string // where it runs; "" while stopped
+	devices workload.Devices
+	ramen   *ramen.App
+	writes  map[string]int
+}
+
+type appVolume struct {
+	name   string // the workload's volume name, and its claim's
+	handle string // the CSI handle: the chain's root, kept for ever
+	size   uint64
+	pv     map[string]string // the persistent volume bound to the claim, per site
+}
+
+func (b *Bed) newModel(spec bed.App, name string) (workload.Workload, error) {
+	rng := rand.New(rand.NewPCG(b.options.Seed, uint64(len(name))<<32|uint64(len(b.appOrder))))
+	return spec.Kind.Model(name, rng)
+}
+
+// Deploy claims the application's volumes on its site (external-provisioner
+// calls baton-csi's CreateVolume) and starts its pod there.
+func (b *Bed) Deploy(spec bed.App) error {
+	if _, exists := b.apps[spec.Name]; exists {
+		return fmt.Errorf("application %q is deployed already", spec.Name)
+	}
+	s, err := b.site(spec.Site)
+	if err != nil {
+		return err
+	}
+	model, err := b.newModel(spec, spec.Name)
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	for _, other := range b.sites {
+		if err := b.ensureNamespace(ctx, other); err != nil {
+			return fmt.Errorf("%s: the run's namespace: %w", other.Name, err)
+		}
+	}
+	a := &app{spec: spec, model: model, writes: map[string]int{}}
+	var handles []string
+	for _, v := range model.Volumes() {
+		pv, handle, err := b.claim(ctx, s, v.Name, v.SizeBytes)
+		if err != nil {
+			return err
+		}
+		a.volumes = append(a.volumes, &appVolume{name: v.Name, handle: handle, size: v.SizeBytes, pv: map[string]string{s.Site: pv}})
+		handles = append(handles, handle)
+	}
+	a.ramen = b.ramen.Add(spec.Name, handles)
+	b.apps[spec.Name] = a
+	b.appOrder = append(b.appOrder, spec.Name)
+	b.event(spec.Site, reports.EventAction, "deploy %s: claims %v bound", spec.Name, handles)
+	return b.start(a, s)
+}
+
+// start starts the application's pod on the site and opens its devices.
+func (b *Bed) start(a *app, s *site) error {
+	ctx := context.Background()
+	for _, v := range a.volumes {
+		if v.pv[s.Site] == "" {
+			if err := b.restoreClaim(ctx, s, v); err != nil {
+				return err
+			}
+		}
+	}
+	uid, err := b.startPod(ctx, s, a)
+	if err != nil {
+		return err
+	}
+	devices, err := b.openDevices(s, a, uid)
+	if err != nil {
+		return err
+	}
+	a.site, a.devices = s.Site, devices
+	return nil
+}
+
+// stop closes the application's devices and deletes its pod where it runs
+// (and the tail's, if one still writes).
+func (b *Bed) stop(a *app) error {
+	var errs []error
+	if t := a.ramen.Tail; t != nil {
+		errs = append(errs, t.Stop())
+		a.ramen.Tail = nil
+	}
+	if a.site == "" {
+		return errors.Join(errs...)
+	}
+	closeAll(a.devices)
+	s, err := b.site(a.site)
+	if err != nil {
+		return err
+	}
+	errs = append(errs, b.deletePod(context.Background(), s, a.spec.Name))
+	a.site, a.devices = "", nil
+	return errors.Join(errs...)
+}
+
+// step is one operation of every running application and of every tail.
+func (b *Bed) step() {
+	now := time.Now()
+	for _, name := range b.appOrder {
+		a := b.apps[name]
+		if a.site != "" {
+			res, err := a.model.Step(now, a.devices)
+			switch {
+			case err == nil && res.Acknowledged:
+				a.writes[a.site]++
+			case err != nil && !errors.Is(err, workload.ErrStopped):
+				b.violate("application: the primary refused a write", fmt.Sprintf("%s on %s: %v", a.spec.Name, a.site, err))
+			}
+		}
+		if t := a.ramen.Tail; t != nil && t.Step(now) {
+			a.writes[t.Site]++
+		}
+	}
+}
+
+// Protect asks the application's site for Primary VolumeReplications and
+// waits until every volume shipped a first snapshot.
+func (b *Bed) Protect(name string) error {
+	a, err := b.app(name)
+	if err != nil {
+		return err
+	}
+	if a.site == "" {
+		return fmt.Errorf("protect %s: it is not running", name)
+	}
+	return b.ramen.Protect(a.ramen, a.site)
+}
+
+// Relocate is Ramen's planned relocation: the pod is deleted (kubelet
+// unpublishes and unstages), the old site turns secondary and resyncs until
+// its data is protected, the target site is promoted, and the pod starts
+// there on the restored claims.
+func (b *Bed) Relocate(name, to string) (workload.Verdict, error) {
+	a, err := b.app(name)
+	if err != nil {
+		return workload.Verdict{}, err
+	}
+	from := a.site
+	switch {
+	case from == "":
+		return workload.Verdict{}, fmt.Errorf("relocate %s: it is not running", name)
+	case from == to:
+		return workload.Verdict{}, fmt.Errorf("relocate %s: it runs on %s already", name, to)
+	}
+	if _, err := b.site(to); err != nil {
+		return workload.Verdict{}, err
+	}
+	b.event(from, reports.EventAction, "relocate %s from %s to %s", name, from, to)
+	if err := b.stop(a); err != nil {
+		return workload.Verdict{}, err
+	}
+	if err := b.ramen.Relocate(a.ramen, from, to); err != nil {
+		return workload.Verdict{}, err
+	}
+	return b.land(a, to, true)
+}
+
+// Failover is Ramen's unplanned fail-over: the target site is promoted
+// (forced on FailedPrecondition) and the old site made secondary with
+// autoResync once the hub reaches it again; until then the instance left
+// running there keeps writing (the diverged tail).
+func (b *Bed) Failover(name, to string) (workload.Verdict, error) {
+	a, err := b.app(name)
+	if err != nil {
+		return workload.Verdict{}, err
+	}
+	if _, err := b.site(to); err != nil {
+		return workload.Verdict{}, err
+	}
+	from := a.site
+	b.event(to, reports.EventAction, "fail over %s from %s to %s", name, from, to)
+	var tail *ramen.Tail
+	if from != "" && from != to {
+		model, err := b.newModel(a.spec, name+"~tail")
+		if err != nil {
+			return workload.Verdict{}, err
+		}
+		old, err := b.site(from)
+		if err != nil {
+			return workload.Verdict{}, err
+		}
+		devices := a.devices
+		tail = &ramen.Tail{Model: model, Site: from, Devices: devices, Stop: func() error {
+			closeAll(devices)
+			return b.deletePod(context.Background(), old, a.spec.Name)
+		}}
+		a.site, a.devices = "", nil
+	}
+	if err := b.ramen.Failover(a.ramen, from, to, tail); err != nil {
+		return workload.Verdict{}, err
+	}
+	return b.land(a, to, false)
+}
+
+// land starts the application on site and verifies what it finds there
+// before it writes anything: the move's verdict.
+func (b *Bed) land(a *app, site string, planned bool) (workload.Verdict, error) {
+	start := time.Now()
+	s, err := b.site(site)
+	if err != nil {
+		return workload.Verdict{}, err
+	}
+	if a.ramen.Tail != nil && a.ramen.Tail.Site == site {
+		return workload.Verdict{}, fmt.Errorf("%s: its old pod still runs on %s", a.spec.Name, site)
+	}
+	if err := b.start(a, s); err != nil {
+		return workload.Verdict{}, err
+	}
+	verdict := a.model.Verify(a.devices, time.Now())
+	b.checkLoss(a, verdict, planned)
+	b.event(site, reports.EventRole, "%s runs on %s after %s: %d acknowledged writes lost",
+		a.spec.Name, site, time.Since(start).Round(time.Millisecond), verdict.LostAcknowledged())
+	if !verdict.Consistent() {
+		return verdict, fmt.Errorf("%s on %s: %s", a.spec.Name, site, verdict.String())
+	}
+	return verdict, a.model.Resume(verdict)
+}
+
+// Verify reads the application's volumes where it runs.
+func (b *Bed) Verify(name string) (workload.Verdict, error) {
+	a, err := b.app(name)
+	if err != nil {
+		return workload.Verdict{}, err
+	}
+	if a.site == "" {
+		return workload.Verdict{}, fmt.Errorf("application %q is not running", name)
+	}
+	return a.model.Verify(a.devices, time.Now()), nil
+}
+
+// Where tells on which site the application runs.
+func (b *Bed) Where(name string) (string, error) {
+	a, err := b.app(name)
+	if err != nil {
+		return "", err
+	}
+	if a.site == "" {
+		return "", fmt.Errorf("application %q is not running", name)
+	}
+	return a.site, nil
+}
+
+// Pod tells on which node the application's pod runs: each site has one.
+func (b *Bed) Pod(name string) (string, error) {
+	site, err := b.Where(name)
+	if err != nil {
+		return "", err
+	}
+	s, err := b.site(site)
+	if err != nil {
+		return "", err
+	}
+	return s.Node(), nil
+}
+
+func (b *Bed) app(name string) (*app, error) {
+	a, ok := b.apps[name]
+	if !ok {
+		return nil, fmt.Errorf("no application %q", name)
+	}
+	return a, nil
+}
+
+// checkLoss holds the volume invariant of a move (bed.MoveLosses): the
+// recovery point is when the site ordered the snapshot the active end was
+// cloned from, on the host clock the writes were acknowledged by... within
+// the nodes' clock, which is the host's (kind nodes share its kernel).
+func (b *Bed) checkLoss(a *app, verdict workload.Verdict, planned bool) {
+	origin := func(i int) (time.Time, error) { return b.originTakenAt(a.volumes[i].handle) }
+	at := func(t time.Time) string { return t.Format(time.RFC3339Nano) }
+	broken, unchecked := bed.MoveLosses(a.spec.Name, verdict, planned, origin, at)
+	for _, err := range unchecked {
+		b.event("", reports.EventAction, "%v", err)
+	}
+	for _, v := range broken {
+		b.violate(v.Invariant, v.Message)
+	}
+}
+
+// originTakenAt finds when the snapshot the chain's active end was cloned
+// from was taken on its predecessor's site, from both sites' records.
+func (b *Bed) originTakenAt(handle string) (time.Time, error) {
+	root, err := chain.ParseRef(handle)
+	if err != nil {
+		return time.Time{}, err
+	}
+	var end core.Volume
+	var pairings []core.Pairing
+	for _, s := range b.sites {
+		vs, err := s.store.Volumes()
+		if err != nil {
+			return time.Time{}, err
+		}
+		for _, v := range vs {
+			if v.Root == root && v.Successor.IsZero() && v.State == chain.Active {
+				end = v
+			}
+		}
+		ps, err := s.store.Pairings()
+		if err != nil {
+			return time.Time{}, err
+		}
+		pairings = append(pairings, ps...)
+	}
+	if end.Origin.GUID == "" {
+		return time.Time{}, fmt.Errorf("the active end of %s records no origin snapshot", handle)
+	}
+	for _, p := range pairings {
+		if p.Source != end.Predecessor {
+			continue
+		}
+		for _, sn := range p.Snapshots {
+			if sn.GUID == end.Origin.GUID {
+				return sn.TakenAt, nil
+			}
+		}
+	}
+	return time.Time{}, fmt.Errorf("no pairing of %s still lists snapshot %s", end.Predecessor, end.Origin.Snapshot)
+}

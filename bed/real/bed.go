@@ -1,0 +1,231 @@
+package real
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	chaosv1alpha1 "github.com/chaos-mesh/chaos-mesh/api/v1alpha1"
+	"github.com/csi-addons/spec/lib/go/replication"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/baton-dr/baton/bed"
+	"github.com/baton-dr/baton/bed/ramen"
+	sitecontroller "github.com/baton-dr/baton/controllers/site"
+	"github.com/baton-dr/baton/reports"
+	"github.com/baton-dr/baton/storage/chain"
+)
+
+// Options shape a scenario's run on the real bed.
+type Options struct {
+	// TimeScale is how many seconds of a scenario's time pass per second of
+	// the wall clock, as on the local bed (Ramen's intervals scale with
+	// it). Default 10: Run(3m) lasts 18 s.
+	TimeScale float64
+	// ActionLimit bounds each DR action in wall time. Default 4 minutes.
+	ActionLimit time.Duration
+	// Seed seeds the applications' workload models.
+	Seed uint64
+	// Log receives a line per step; nil discards them.
+	Log io.Writer
+}
+
+// DefaultTimeScale is the real bed's TimeScale unless told otherwise.
+const DefaultTimeScale = 10
+
+func (o Options) withDefaults() Options {
+	if o.TimeScale <= 0 {
+		o.TimeScale = DefaultTimeScale
+	}
+	if o.ActionLimit <= 0 {
+		o.ActionLimit = 4 * time.Minute
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	o.Log = &lockedWriter{w: o.Log}
+	return o
+}
+
+func (o Options) wall(d time.Duration) time.Duration { return time.Duration(float64(d) / o.TimeScale) }
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// Bed is a scenario's view of the running real bed (make realbed brought it
+// up and deployed baton): the bed's own process plays the hub, Ramen and the
+// sites' csi-addons controllers -- until they run in the clusters -- calling
+// each site's CSI controller over its csi-addons socket in Ramen's order;
+// the applications' volumes are claims in the sites, their pods hold the
+// devices kubelet publishes, and the workload models write those devices.
+// It is not safe for concurrent use.
+type Bed struct {
+	options Options
+	infra   *Infra
+	started time.Time
+	sites   []*site
+	run     string // names the run's namespaces
+
+	apps     map[string]*app
+	appOrder []string
+	hubCut   map[string]bool
+	chaos    map[string]chaosv1alpha1.NetworkChaos // the faults injected now, by name
+	ramen    *ramen.Driver
+
+	timeline   []reports.Event
+	violations []reports.Violation
+	checker    *chain.Checker
+	reported   map[string]bool
+	lastCheck  time.Time
+	closeOnce  sync.Once
+	closeErr   error
+}
+
+var _ bed.Bed = (*Bed)(nil)
+
+// site is one site of the bed as the scenario reaches it.
+type site struct {
+	Cluster
+	client  kubernetes.Interface
+	store   *sitecontroller.Store
+	conn    *grpc.ClientConn
+	addons  ramen.Client
+	nodeIP  string
+	nodePID int // the node container's init process, whose root holds kubelet's paths
+}
+
+// New attaches to the running bed: it checks that baton runs in both sites
+// with each registered as the other's peer, that no partition is left over
+// from a crashed run, and dials each site's csi-addons socket.
+func New(infra *Infra, options Options) (b *Bed, err error) {
+	b = &Bed{options: options.withDefaults(), infra: infra, started: time.Now(), apps: map[string]*app{},
+		hubCut: map[string]bool{}, chaos: map[string]chaosv1alpha1.NetworkChaos{}, checker: chain.NewChecker(), reported: map[string]bool{},
+		run: fmt.Sprintf("%x", time.Now().Unix()%0xffffff)}
+	b.ramen = &ramen.Driver{Sites: []string{SiteA.Site, SiteB.Site}, Reaches: func(site string) bool { return !b.hubCut[site] },
+		Until: b.pump, Limit: b.options.ActionLimit, Event: b.event, Violate: b.violate, TellWishes: true}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, b.Close())
+			b = nil
+		}
+	}()
+	ctx := context.Background()
+	for _, c := range Sites() {
+		s, err := b.attach(ctx, c)
+		if err != nil {
+			return b, err
+		}
+		b.sites = append(b.sites, s)
+	}
+	if err := b.leftoverPartitions(ctx); err != nil {
+		return b, err
+	}
+	b.event("", reports.EventAction, "attached to the real bed (%s)", strings.Join(SiteNames(), ", "))
+	return b, nil
+}
+
+func (b *Bed) attach(ctx context.Context, c Cluster) (*site, error) {
+	client, host, err := b.infra.Client(c)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx); err != nil {
+		return nil, fmt.Errorf("%s cannot be reached (its API server at %s): is the real bed up? (make realbed): %w", c.Name, host, err)
+	}
+	if _, err := client.AppsV1().Deployments("baton-system").Get(ctx, "baton-controller", metav1.GetOptions{}); err != nil {
+		return nil, fmt.Errorf("%s: baton is not deployed there (make realbed deploys it): %w", c.Name, err)
+	}
+	doc, err := b.infra.csiSecret(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if len(doc.IDs()) < 2 {
+		return nil, fmt.Errorf("%s: its CSI secret registers no peer site (batonctl realbed deploy registers them)", c.Name)
+	}
+	s := &site{Cluster: c, client: client}
+	if s.store, err = b.infra.Store(ctx, c); err != nil {
+		return nil, err
+	}
+	if s.conn, err = grpc.NewClient("unix://"+b.infra.Paths.AddonsSocket(c.Name),
+		grpc.WithTransportCredentials(insecure.NewCredentials())); err != nil {
+		return nil, err
+	}
+	s.addons = ramen.GRPC{C: replication.NewControllerClient(s.conn)}
+	if s.nodeIP, s.nodePID, err = nodeContainer(ctx, c); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close stops the applications, heals the partitions the bed made, and
+// deletes the run's namespaces in both sites (their claims' volumes with
+// them). Safe after a failed New and more than once.
+func (b *Bed) Close() error {
+	b.closeOnce.Do(func() {
+		var errs []error
+		for _, name := range b.appOrder {
+			errs = append(errs, b.stop(b.apps[name]))
+		}
+		errs = append(errs, b.healSites())
+		for _, s := range b.sites {
+			errs = append(errs, b.deleteNamespace(s))
+			if s.conn != nil {
+				s.conn.Close()
+			}
+		}
+		b.closeErr = errors.Join(errs...)
+	})
+	return b.closeErr
+}
+
+// Name is "real".
+func (b *Bed) Name() string { return "real" }
+
+// Sites are the two sites' scenario names.
+func (b *Bed) Sites() []string { return []string{SiteA.Site, SiteB.Site} }
+
+// Now is the wall clock.
+func (b *Bed) Now() time.Time { return time.Now() }
+
+// Nodes lists a site's storage nodes: each site has one.
+func (b *Bed) Nodes(name string) []string {
+	s, err := b.site(name)
+	if err != nil {
+		return nil
+	}
+	return []string{s.Node()}
+}
+
+func (b *Bed) site(name string) (*site, error) {
+	for _, s := range b.sites {
+		if s.Site == name {
+			return s, nil
+		}
+	}
+	return nil, fmt.Errorf("no site %q (the real bed has %s)", name, strings.Join(b.Sites(), ", "))
+}
+
+// namespace holds the run's claims and pods in each site.
+func (b *Bed) namespace() string { return "scenario-" + b.run }
+
+// Violations are the invariants broken so far.
+func (b *Bed) Violations() []reports.Violation { return slices.Clone(b.violations) }
+
+// Timeline is what happened so far.
+func (b *Bed) Timeline() []reports.Event { return slices.Clone(b.timeline) }

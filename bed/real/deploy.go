@@ -1,0 +1,155 @@
+package real
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+// repositoryRoot is found from this file's path, as bed/local does.
+func repositoryRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// Deploy deploys baton into both sites (ci/realbed/deploy.sh, until the
+// Helm chart lands), registers each site in the other's CSI secret and
+// restarts the CSI driver's pods so that they read it.
+func (in *Infra) Deploy(ctx context.Context, image string) error {
+	if err := checkImage(ctx, image, "ci/realbed/baton-image.sh"); err != nil {
+		return err
+	}
+	if err := in.eachSite(func(c Cluster) error {
+		return in.phase("deploy baton into "+c.Name, func() (string, error) {
+			cmd := exec.CommandContext(ctx, "bash", filepath.Join(repositoryRoot(), "ci", "realbed", "deploy.sh"), c.Name, image)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				return "", fmt.Errorf("deploy.sh: %w: %s", err, strings.TrimSpace(string(out)))
+			}
+			return image, nil
+		})
+	}); err != nil {
+		return err
+	}
+	var changed []Cluster
+	if err := in.phase("register the sites as each other's peers", func() (string, error) {
+		var err error
+		changed, err = in.RegisterPeers(ctx)
+		if len(changed) == 0 {
+			return "registered already", err
+		}
+		return fmt.Sprintf("%d CSI secrets written", len(changed)), err
+	}); err != nil {
+		return err
+	}
+	return in.eachSite(func(c Cluster) error {
+		if !slices.ContainsFunc(changed, func(x Cluster) bool { return x.Name == c.Name }) {
+			return nil
+		}
+		return in.phase("restart "+c.Name+"'s CSI driver on its new secret", func() (string, error) {
+			return "", in.restartCSI(ctx, c)
+		})
+	})
+}
+
+// eachSite runs f for both sites in parallel and joins the errors.
+func (in *Infra) eachSite(f func(c Cluster) error) error {
+	sites := Sites()
+	errs := make([]error, len(sites))
+	var wg sync.WaitGroup
+	for i, c := range sites {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = f(c)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// restartLimit bounds the wait for the CSI driver's new pods.
+const restartLimit = 3 * time.Minute
+
+// restartCSI deletes the pods that read the CSI secret at their start --
+// the CSI controller and the node DaemonSet's (the node agent, the node
+// plugin, the registrar) -- and waits until their successors are Ready and
+// kubelet knows the driver again.
+func (in *Infra) restartCSI(ctx context.Context, c Cluster) error {
+	client, _, err := in.Client(c)
+	if err != nil {
+		return err
+	}
+	var old []string
+	for _, app := range []string{"baton-csi-controller", "baton-node"} {
+		pods, err := client.CoreV1().Pods("baton-system").List(ctx, metav1.ListOptions{LabelSelector: "app=" + app})
+		if err != nil {
+			return err
+		}
+		for _, p := range pods.Items {
+			old = append(old, p.Name)
+			if err := client.CoreV1().Pods("baton-system").Delete(ctx, p.Name, metav1.DeleteOptions{}); err != nil {
+				return err
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, restartLimit)
+	defer cancel()
+	for {
+		waiting, err := csiNotReady(ctx, client, old)
+		if err == nil && waiting == "" {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("not ready within %s: %s %v", restartLimit, waiting, err)
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// csiNotReady says which of the CSI driver's pods are not Ready yet, none
+// of them one of old.
+func csiNotReady(ctx context.Context, client kubernetes.Interface, old []string) (string, error) {
+	var waiting []string
+	for _, app := range []string{"baton-csi-controller", "baton-node"} {
+		pods, err := client.CoreV1().Pods("baton-system").List(ctx, metav1.ListOptions{LabelSelector: "app=" + app})
+		if err != nil {
+			return "", err
+		}
+		ready := 0
+		for _, p := range pods.Items {
+			if slices.Contains(old, p.Name) {
+				waiting = append(waiting, p.Name+" still there")
+				continue
+			}
+			if podReady(p) {
+				ready++
+			}
+		}
+		if ready == 0 {
+			waiting = append(waiting, app+" has no Ready pod")
+		}
+	}
+	return strings.Join(waiting, ", "), nil
+}
+
+func podReady(p corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}

@@ -1,0 +1,241 @@
+package real
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/baton-dr/baton/workload"
+)
+
+// nodeContainer reads the node container's address on the bed's network
+// and the host PID of its init process.
+func nodeContainer(ctx context.Context, c Cluster) (ip string, pid int, err error) {
+	out, err := docker(ctx, "inspect", "--format", "{{.State.Pid}} {{(index .NetworkSettings.Networks \""+KindNetwork+"\").IPAddress}}", c.Node())
+	if err != nil {
+		return "", 0, fmt.Errorf("%s: its node container: %w", c.Name, err)
+	}
+	fields := strings.Fields(out)
+	if len(fields) != 2 {
+		return "", 0, fmt.Errorf("%s: its node container is not on the network %s (%q)", c.Name, KindNetwork, out)
+	}
+	if pid, err = strconv.Atoi(fields[0]); err != nil || pid <= 0 {
+		return "", 0, fmt.Errorf("%s: its node container is not running (pid %q)", c.Name, fields[0])
+	}
+	return fields[1], pid, nil
+}
+
+// claimLimit bounds a claim's binding and a pod's start.
+const claimLimit = 3 * time.Minute
+
+func (b *Bed) ensureNamespace(ctx context.Context, s *site) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: b.namespace(), Labels: map[string]string{"baton.dev/scenario-run": b.run}}}
+	_, err := s.client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		return nil
+	}
+	return err
+}
+
+// claim makes a block claim of the StorageClass baton, as the application's
+// chart would, and returns its persistent volume's name and CSI handle once
+// external-provisioner bound it.
+func (b *Bed) claim(ctx context.Context, s *site, name string, size uint64) (pv, handle string, err error) {
+	block, class := corev1.PersistentVolumeBlock, "baton"
+	mib := (size + 1<<20 - 1) >> 20
+	claim := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: b.namespace()},
+		Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			VolumeMode: &block, StorageClassName: &class, Resources: corev1.VolumeResourceRequirements{
+				Requests: corev1.ResourceList{corev1.ResourceStorage: *resource.NewQuantity(int64(mib<<20), resource.BinarySI)}}}}
+	if _, err := s.client.CoreV1().PersistentVolumeClaims(b.namespace()).Create(ctx, claim, metav1.CreateOptions{}); err != nil {
+		return "", "", fmt.Errorf("%s: claim %s: %w", s.Name, name, err)
+	}
+	err = until(ctx, claimLimit, func() (bool, string) {
+		got, err := s.client.CoreV1().PersistentVolumeClaims(b.namespace()).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		if got.Status.Phase != corev1.ClaimBound {
+			return false, "the claim is " + string(got.Status.Phase)
+		}
+		volume, err := s.client.CoreV1().PersistentVolumes().Get(ctx, got.Spec.VolumeName, metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		pv, handle = volume.Name, volume.Spec.CSI.VolumeHandle
+		return true, ""
+	})
+	if err != nil {
+		return "", "", fmt.Errorf("%s: claim %s: %w", s.Name, name, err)
+	}
+	return pv, handle, nil
+}
+
+// restoreClaim makes, on the site the application moves to, the persistent
+// volume and claim Ramen restores there: the volume's handle unchanged (the
+// chain's root, kept for ever), bound to the claim by name, retained when
+// the claim goes (the data is the chain's, not this claim's).
+func (b *Bed) restoreClaim(ctx context.Context, s *site, v *appVolume) error {
+	name := fmt.Sprintf("%s-%s-%s", b.namespace(), s.Site, v.name)
+	if _, err := s.client.CoreV1().PersistentVolumes().Get(ctx, name, metav1.GetOptions{}); err == nil {
+		v.pv[s.Site] = name
+		return nil
+	}
+	block, class := corev1.PersistentVolumeBlock, "baton"
+	mib := (v.size + 1<<20 - 1) >> 20
+	pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"baton.dev/scenario-run": b.run}},
+		Spec: corev1.PersistentVolumeSpec{
+			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}, VolumeMode: &block, StorageClassName: class,
+			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
+			Capacity:                      corev1.ResourceList{corev1.ResourceStorage: *resource.NewQuantity(int64(mib<<20), resource.BinarySI)},
+			ClaimRef:                      &corev1.ObjectReference{Namespace: b.namespace(), Name: v.name},
+			PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{
+				Driver: "csi.baton-dr.io", VolumeHandle: v.handle}}}}
+	if _, err := s.client.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("%s: restore the volume of %s: %w", s.Name, v.name, err)
+	}
+	claim := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: v.name, Namespace: b.namespace()},
+		Spec: corev1.PersistentVolumeClaimSpec{AccessModes: pv.Spec.AccessModes, VolumeMode: &block, StorageClassName: &class,
+			VolumeName: name, Resources: corev1.VolumeResourceRequirements{Requests: pv.Spec.Capacity}}}
+	if _, err := s.client.CoreV1().PersistentVolumeClaims(b.namespace()).Create(ctx, claim, metav1.CreateOptions{}); err != nil &&
+		!apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("%s: restore the claim of %s: %w", s.Name, v.name, err)
+	}
+	v.pv[s.Site] = name
+	return nil
+}
+
+// startPod starts the application's pod on the site, holding every claim as
+// a raw block device, and returns its UID once it runs -- kubelet has
+// staged and published every volume.
+func (b *Bed) startPod(ctx context.Context, s *site, a *app) (string, error) {
+	image, err := batonImage(ctx, s)
+	if err != nil {
+		return "", err
+	}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: a.spec.Name, Namespace: b.namespace(), Labels: map[string]string{"app": a.spec.Name}},
+		Spec: corev1.PodSpec{TerminationGracePeriodSeconds: new(int64), Containers: []corev1.Container{{
+			Name: "app", Image: image, ImagePullPolicy: corev1.PullNever, Command: []string{"sleep", "infinity"}}}}}
+	for _, v := range a.volumes {
+		pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{Name: v.name, VolumeSource: corev1.VolumeSource{
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: v.name}}})
+		pod.Spec.Containers[0].VolumeDevices = append(pod.Spec.Containers[0].VolumeDevices,
+			corev1.VolumeDevice{Name: v.name, DevicePath: "/dev/baton-" + v.name})
+	}
+	if _, err := s.client.CoreV1().Pods(b.namespace()).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		return "", fmt.Errorf("%s: start %s's pod: %w", s.Name, a.spec.Name, err)
+	}
+	var uid string
+	err = until(ctx, b.options.ActionLimit, func() (bool, string) {
+		got, err := s.client.CoreV1().Pods(b.namespace()).Get(ctx, a.spec.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		uid = string(got.UID)
+		return got.Status.Phase == corev1.PodRunning, podWaiting(got)
+	})
+	if err != nil {
+		return "", fmt.Errorf("%s: %s's pod: %w", s.Name, a.spec.Name, err)
+	}
+	return uid, nil
+}
+
+// podWaiting says why a pod does not run yet, from its status and events.
+func podWaiting(p *corev1.Pod) string {
+	for _, c := range p.Status.ContainerStatuses {
+		if w := c.State.Waiting; w != nil {
+			return fmt.Sprintf("%s: %s %s", p.Status.Phase, w.Reason, w.Message)
+		}
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Status != corev1.ConditionTrue && c.Message != "" {
+			return fmt.Sprintf("%s: %s", p.Status.Phase, c.Message)
+		}
+	}
+	return string(p.Status.Phase)
+}
+
+// batonImage is the image baton runs in the site: the pods use it too (no
+// registry here; it has sleep).
+func batonImage(ctx context.Context, s *site) (string, error) {
+	d, err := s.client.AppsV1().Deployments("baton-system").Get(ctx, "baton-controller", metav1.GetOptions{})
+	if err != nil {
+		return "", err
+	}
+	return d.Spec.Template.Spec.Containers[0].Image, nil
+}
+
+// openDevices opens, from the host, the block devices kubelet published
+// into the pod: the CSI node plugin bind-mounted each volume's loop device
+// on its publish path, which the node container's root shows.
+func (b *Bed) openDevices(s *site, a *app, podUID string) (workload.Devices, error) {
+	devices := workload.Devices{}
+	for _, v := range a.volumes {
+		path := filepath.Join(fmt.Sprintf("/proc/%d/root", s.nodePID), "var/lib/kubelet/plugins/kubernetes.io/csi/volumeDevices/publish",
+			v.pv[s.Site], podUID)
+		f, err := os.OpenFile(path, os.O_RDWR, 0)
+		if err != nil {
+			closeAll(devices)
+			return nil, fmt.Errorf("%s: open %s's published device: %w", s.Name, v.name, err)
+		}
+		devices[v.name] = blockDevice{f}
+	}
+	return devices, nil
+}
+
+// deletePod deletes the application's pod and waits until it is gone:
+// kubelet has unpublished and unstaged its volumes.
+func (b *Bed) deletePod(ctx context.Context, s *site, name string) error {
+	err := s.client.CoreV1().Pods(b.namespace()).Delete(ctx, name, metav1.DeleteOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s: delete %s's pod: %w", s.Name, name, err)
+	}
+	return until(ctx, b.options.ActionLimit, func() (bool, string) {
+		_, err := s.client.CoreV1().Pods(b.namespace()).Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return true, ""
+		}
+		return false, fmt.Sprintf("%s's pod is still there (%v)", name, err)
+	})
+}
+
+// deleteNamespace deletes the run's namespace in the site, and the volumes
+// the bed restored there (retained, so named here).
+func (b *Bed) deleteNamespace(s *site) error {
+	ctx, cancel := context.WithTimeout(context.Background(), b.options.ActionLimit)
+	defer cancel()
+	var errs []error
+	if err := s.client.CoreV1().Namespaces().Delete(ctx, b.namespace(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		errs = append(errs, err)
+	}
+	err := s.client.CoreV1().PersistentVolumes().DeleteCollection(ctx, metav1.DeleteOptions{},
+		metav1.ListOptions{LabelSelector: "baton.dev/scenario-run=" + b.run})
+	return errors.Join(append(errs, err)...)
+}
+
+// blockDevice is a published block device as the application opens it.
+type blockDevice struct{ f *os.File }
+
+func (d blockDevice) ReadAt(p []byte, off int64) (int, error)  { return d.f.ReadAt(p, off) }
+func (d blockDevice) WriteAt(p []byte, off int64) (int, error) { return d.f.WriteAt(p, off) }
+func (d blockDevice) Sync() error                              { return d.f.Sync() }
+func (d blockDevice) Close() error                             { return d.f.Close() }
+
+func closeAll(devices workload.Devices) {
+	for _, d := range devices {
+		d.Close()
+	}
+}
