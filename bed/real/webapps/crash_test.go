@@ -3,6 +3,7 @@ package webapps
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -174,4 +175,61 @@ func failoverMidWrites(t *testing.T, ctx context.Context, app App, before, after
 			}
 		}
 	}
+}
+
+// failOverTo copies the pool's site-a into site-b mid-writes
+// (failoverMidWrites), kills the old site, starts the application on the
+// copy (startB returns its URL) and reads back: nothing acknowledged before
+// the recovery point may be lost, everything acknowledged after the copy
+// must be, and the RPO is then positive. It returns the verdict.
+func failOverTo(t *testing.T, ctx context.Context, app App, p *pool, killA func(), startB func() string) Verdict {
+	t.Helper()
+	f := failoverMidWrites(t, ctx, app, 8, 3, func() { p.snapshot("site-a", "site-b") }, killA)
+	started := time.Now()
+	if err := app.Retarget(startB()); err != nil {
+		t.Fatal(err)
+	}
+	v, err := app.ReadBack(ctx, f.recoveryPoint, 5*time.Minute)
+	if err != nil {
+		t.Fatalf("%s did not come back on the copy: %v", app.Name(), err)
+	}
+	t.Logf("snapshot took %s; site b answered %s after its containers were started\n%s",
+		f.copyTook.Round(time.Millisecond), time.Since(started).Round(time.Millisecond), v)
+	if failures := v.Failures(false); len(failures) > 0 {
+		t.Fatalf("the fail-over lost or changed writes acknowledged before the recovery point:\n%s", strings.Join(failures, "\n"))
+	}
+	lost := map[string]bool{}
+	for _, vol := range v.Volumes {
+		for _, l := range vol.Lost {
+			lost[l.Key] = true
+		}
+	}
+	for _, op := range f.ackedAfter {
+		if !lost[op.Key] {
+			t.Errorf("%s, acknowledged by the old site after the copy, reads back on the new one: the copy is no copy", op.Key)
+		}
+	}
+	if v.RPO <= 0 {
+		t.Errorf("RPO %s after losing %d acknowledged writes", v.RPO, v.LostAcknowledged())
+	}
+	return v
+}
+
+// goOn continues the application on the copy after the fail-over verdict v:
+// the journal resumes from it, six more writes are acknowledged, and a
+// read-back must find every write it still expects.
+func goOn(t *testing.T, ctx context.Context, app App, v Verdict) {
+	t.Helper()
+	if err := app.Journal().Resume(v); err != nil {
+		t.Fatal(err)
+	}
+	writeUntil(t, ctx, app, 6, 6)
+	after, err := app.ReadBack(ctx, time.Time{}, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if failures := after.Failures(true); len(failures) > 0 {
+		t.Fatalf("%s on the copy lost writes:\n%s", app.Name(), strings.Join(failures, "\n"))
+	}
+	t.Logf("going on on the copy:\n%s", after)
 }

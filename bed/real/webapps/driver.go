@@ -24,8 +24,10 @@ type App interface {
 	Step(ctx context.Context) (Write, error)
 	// ReadBack waits, for at most limit, until the application answers,
 	// lists everything through its API and judges it against the journal.
-	// An application that does not come back gives a verdict saying so
-	// (Unavailable) and an error wrapping ErrUnavailable.
+	// An application that cannot be read back gives a verdict saying why
+	// (Unavailable) and the error: one wrapping ErrUnavailable when it did
+	// not answer, or answered 5xx, for longer than the limit (a database
+	// that does not recover); another when its answers do not parse.
 	ReadBack(ctx context.Context, recoveryPoint time.Time, limit time.Duration) (Verdict, error)
 	// Journal is every operation the instance performed.
 	Journal() *Journal

@@ -147,39 +147,13 @@ func TestGiteaFailoverFromCrashConsistentCopy(t *testing.T) {
 	if acked, _ := RunFor(ctx, g, 5*time.Second, 100*time.Millisecond); acked == 0 {
 		t.Fatal("RunFor: nothing acknowledged in 5 s")
 	}
-	f := failoverMidWrites(t, ctx, g, 8, 3, func() { p.snapshot("site-a", "site-b") }, func() { d.kill(a.server) })
-	started := time.Now()
-	b := d.runGitea("b", p.open("site-b", "repositories"), p.open("site-b", "state"))
-	if err := g.Retarget(b.url()); err != nil {
-		t.Fatal(err)
-	}
-	v, err := g.ReadBack(ctx, f.recoveryPoint, 5*time.Minute)
-	if err != nil {
-		t.Fatalf("Gitea did not come back on the copy: %v\n%s", err, tail(d.logs(b.server), 30))
-	}
-	t.Logf("snapshot took %s; site b answered %s after its container was started\n%s",
-		f.copyTook.Round(time.Millisecond), time.Since(started).Round(time.Millisecond), v)
-	if failures := v.Failures(false); len(failures) > 0 {
-		t.Fatalf("the fail-over lost or changed writes acknowledged before the recovery point:\n%s", strings.Join(failures, "\n"))
-	}
-	if len(f.ackedAfter) > v.LostAcknowledged() || v.RPO <= 0 {
-		t.Errorf("%d writes acknowledged after the copy, %d lost, RPO %s", len(f.ackedAfter), v.LostAcknowledged(), v.RPO)
-	}
-	if err := g.Journal().Resume(v); err != nil {
-		t.Fatal(err)
-	}
+	v := failOverTo(t, ctx, g, p, func() { d.kill(a.server) }, func() string {
+		return d.runGitea("b", p.open("site-b", "repositories"), p.open("site-b", "state")).url()
+	})
 	// Every file main holds can be updated: the read-back relearned the
 	// blobs, including those whose last update the fail-over lost.
 	for _, path := range append([]string(nil), g.filePaths...) {
 		acknowledged(t)(g.commit(ctx, path))
 	}
-	writeUntil(t, ctx, g, 6, 6)
-	after, err := g.ReadBack(ctx, time.Time{}, time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if failures := after.Failures(true); len(failures) > 0 {
-		t.Fatalf("Gitea on the copy lost writes:\n%s", strings.Join(failures, "\n"))
-	}
-	t.Logf("going on on the copy:\n%s", after)
+	goOn(t, ctx, g, v)
 }

@@ -211,3 +211,10 @@ func resources(cpu, memory string) corev1.ResourceRequirements {
 		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(memory)},
 	}
 }
+
+// httpReady is a readiness probe asking path on port every 2 s.
+func httpReady(path string, port int32) *corev1.Probe {
+	return &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
+		Path: path, Port: intstr.FromInt32(port),
+	}}, PeriodSeconds: 2, TimeoutSeconds: 10}
+}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // GiteaSpec is one Gitea instance's objects' parameters.
@@ -59,9 +58,7 @@ func GiteaObjects(s GiteaSpec) (Objects, error) {
 			{Name: "state", MountPath: "/data/state", SubPath: "state"},
 		},
 		// /api/healthz answers 200 once Gitea reaches its database.
-		ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
-			Path: giteaHealth, Port: intstr.FromInt32(3000),
-		}}, PeriodSeconds: 2, TimeoutSeconds: 10},
+		ReadinessProbe:  httpReady(giteaHealth, 3000),
 		SecurityContext: rootThatDrops(giteaCapabilities),
 		Resources:       resources("100m", "256Mi"),
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
 // WordPressSpec is one WordPress instance's objects' parameters.
@@ -98,9 +97,7 @@ func WordPressObjects(s WordPressSpec) (Objects, error) {
 		Ports:        []corev1.ContainerPort{{Name: "http", ContainerPort: 80}},
 		VolumeMounts: []corev1.VolumeMount{{Name: "uploads", MountPath: "/var/lib/wordpress/wp-content/uploads"}},
 		// /wp-json/ answers 200 only once WordPress reaches its database.
-		ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
-			Path: wordPressHealth, Port: intstr.FromInt32(80),
-		}}, PeriodSeconds: 2, TimeoutSeconds: 10},
+		ReadinessProbe:  httpReady(wordPressHealth, 80),
 		SecurityContext: rootThatDrops(webCapabilities),
 		Resources:       resources("100m", "256Mi"),
 	}

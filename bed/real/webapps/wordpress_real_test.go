@@ -204,50 +204,15 @@ func TestWordPressFailoverFromCrashConsistentCopy(t *testing.T) {
 		t.Fatalf("WordPress did not come up: %v", err)
 	}
 	writeUntil(t, ctx, w, 10, 10)
-	f := failoverMidWrites(t, ctx, w, 8, 3, func() { p.snapshot("site-a", "site-b") }, func() { d.kill(a.web); d.kill(a.db) })
-	started := time.Now()
-	b := d.runWordPress("b", p.open("site-b", "mysql"), p.open("site-b", "uploads"))
-	if err := w.Retarget(b.url()); err != nil {
-		t.Fatal(err)
-	}
-	v, err := w.ReadBack(ctx, f.recoveryPoint, 5*time.Minute)
-	if err != nil {
-		t.Fatalf("WordPress did not come back on the copy: %v\nMariaDB's log:\n%s", err, tail(d.logs(b.db), 30))
-	}
-	t.Logf("snapshot took %s; site b answered %s after its containers were started\n%s",
-		f.copyTook.Round(time.Millisecond), time.Since(started).Round(time.Millisecond), v)
-	t.Logf("MariaDB on the copy:\n%s", grepLines(d.logs(b.db), "crash recovery", "To recover", "ready for connections"))
-	if failures := v.Failures(false); len(failures) > 0 {
-		t.Fatalf("the fail-over lost or changed writes acknowledged before the recovery point:\n%s", strings.Join(failures, "\n"))
-	}
-	if !strings.Contains(d.logs(b.db), "crash recovery") {
+	var b *wordPressBed
+	v := failOverTo(t, ctx, w, p, func() { d.kill(a.web); d.kill(a.db) }, func() string {
+		b = d.runWordPress("b", p.open("site-b", "mysql"), p.open("site-b", "uploads"))
+		return b.url()
+	})
+	logs := d.logs(b.db)
+	t.Logf("MariaDB on the copy:\n%s", grepLines(logs, "crash recovery", "To recover", "ready for connections"))
+	if !strings.Contains(logs, "crash recovery") {
 		t.Errorf("MariaDB started on the copy without crash recovery: the copy was not taken mid-writes")
 	}
-	lost := map[string]bool{}
-	for _, vol := range v.Volumes {
-		for _, l := range vol.Lost {
-			lost[l.Key] = true
-		}
-	}
-	for _, op := range f.ackedAfter {
-		if !lost[op.Key] {
-			t.Errorf("%s, acknowledged by the old site after the copy, reads back on the new one: the copy is no copy", op.Key)
-		}
-	}
-	if v.RPO <= 0 {
-		t.Errorf("RPO %s after losing %d acknowledged writes", v.RPO, v.LostAcknowledged())
-	}
-
-	if err := w.Journal().Resume(v); err != nil {
-		t.Fatal(err)
-	}
-	writeUntil(t, ctx, w, 6, 6)
-	after, err := w.ReadBack(ctx, time.Time{}, time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if failures := after.Failures(true); len(failures) > 0 {
-		t.Fatalf("WordPress on the copy lost writes:\n%s", strings.Join(failures, "\n"))
-	}
-	t.Logf("going on on the copy:\n%s", after)
+	goOn(t, ctx, w, v)
 }
