@@ -70,16 +70,24 @@ func acknowledged(t *testing.T) func(Write, error) {
 	}
 }
 
-// readBackAll reads back from the copy and fails the test unless every
-// write, all acknowledged before recoveryPoint, is there.
-func readBackAll(t *testing.T, app App, recoveryPoint time.Time) {
+// readBackAll reads back (from a copy taken at recoveryPoint, or zero)
+// and fails the test unless every acknowledged write is there, intact, on
+// every volume, and every volume had some: a crash or a copy of a durable
+// application loses nothing it acknowledged. It returns the verdict.
+func readBackAll(t *testing.T, app App, recoveryPoint time.Time) Verdict {
 	t.Helper()
 	v, err := app.ReadBack(context.Background(), recoveryPoint, 5*time.Minute)
 	if err != nil {
-		t.Fatalf("%s did not come back on the copy: %v", app.Name(), err)
+		t.Fatalf("%s: read-back: %v", app.Name(), err)
 	}
-	t.Logf("on the copy taken the instant the last write was acknowledged:\n%s", v)
+	t.Logf("read back:\n%s", v)
 	if f := v.Failures(true); len(f) > 0 {
-		t.Fatalf("acknowledged writes not durable when acknowledged:\n%s", strings.Join(f, "\n"))
+		t.Fatalf("acknowledged writes lost or changed:\n%s", strings.Join(f, "\n"))
 	}
+	for i, volume := range app.Volumes() {
+		if want := countAcknowledged(app.Journal(), volume); v.Volumes[i].Intact != want || want == 0 {
+			t.Fatalf("%s: %d acknowledged writes intact, want %d (and some)", volume, v.Volumes[i].Intact, want)
+		}
+	}
+	return v
 }
