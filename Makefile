@@ -5,7 +5,7 @@ BIN     ?= bin
 SEEDS   ?= 100
 FUZZTIME ?= 20s
 
-.PHONY: help build test sim localbed realbed realbed-down vmtest images crds lint bench fuzz clean controlplane
+.PHONY: help build test sim localbed realbed realbed-down webapps-test vmtest images crds lint bench fuzz clean controlplane
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -50,6 +50,14 @@ realbed: ## kind hub + two sites with baton on btrfs, replicating to each other;
 
 realbed-down: ## tear the real bed down: clusters, network, every loop device its sites attached, firewall rule, private dockerd
 	@bash ci/realbed/down.sh
+
+# The real applications' tests need root (debootstrap, the private dockerd).
+# Cold, the three images take about 40 minutes (Gitea's cgo build most of it);
+# warm, the tests take about 5. Without the images, `make test` skips them.
+webapps-test: ## build the real bed's application images, run the driver against them: kill -9 mid-writes, read back (root)
+	@bash ci/realbed/apps/images.sh >/dev/null && \
+	  assets=$$(bash ci/controlplane/build.sh) && \
+	  KUBEBUILDER_ASSETS=$$assets $(GO) test -count=1 -v -timeout 30m ./bed/real/webapps/
 
 # vmtest needs root (debootstrap, chroot) the first time, when it builds the guest
 # image into ~/.cache/baton/vmtest; see ci/vmtest/vmtest.sh for what runs where.

@@ -101,7 +101,10 @@ type Degradation struct {
 	Loss, Duplicate, Reorder float64 // probabilities per message
 }
 
-// Bed is a hub and two sites a scenario drives.
+// Bed is a hub and two sites a scenario drives: what every bed offers. What
+// only some beds offer -- drills, the hub's storage requests, and the faults
+// beyond partitions -- are the capabilities below, which a scenario asks for
+// with Can.
 type Bed interface {
 	// Name is "sim", "local" or "real".
 	Name() string
@@ -128,9 +131,6 @@ type Bed interface {
 	// The verdict is what the application found on site; it must have lost
 	// no acknowledged write.
 	Relocate(app, site string) (workload.Verdict, error)
-	// Drill runs a test fail-over on site: the newest replica cloned into a
-	// bubble volume that is verified and removed, replication undisturbed.
-	Drill(app, site string) (workload.Verdict, error)
 	// Verify reads the application's volumes where it runs now.
 	Verify(app string) (workload.Verdict, error)
 	// Where tells on which site the application runs now.
@@ -140,6 +140,28 @@ type Bed interface {
 	// Nodes lists a site's storage nodes.
 	Nodes(site string) []string
 
+	// Partition cuts a from b (scoped names: "site-a", "site-a/node-1", "hub").
+	Partition(a, b string, bothWays bool)
+	Heal(a, b string)
+	HealAll()
+
+	// Chains draws every volume's chain as every site records it.
+	Chains() ([]reports.Chain, error)
+	// Violations are the invariants broken so far, checked continuously.
+	Violations() []reports.Violation
+	// Timeline is what happened so far, for reports.
+	Timeline() []reports.Event
+}
+
+// Driller runs test fail-overs.
+type Driller interface {
+	// Drill runs a test fail-over on site: the newest replica cloned into a
+	// bubble volume that is verified and removed, replication undisturbed.
+	Drill(app, site string) (workload.Verdict, error)
+}
+
+// StorageHub deploys the sites' storage from the hub.
+type StorageHub interface {
 	// RequestStorage creates the hub's request for a site's storage, or
 	// changes it (a changed discovery, the approval).
 	RequestStorage(r StorageRequest) error
@@ -152,24 +174,35 @@ type Bed interface {
 	// SiteStorage reads the site's storage cluster, its nodes and its
 	// discovery runs on the site's API server.
 	SiteStorage(site string) (Storage, error)
+}
 
-	// Partition cuts a from b (scoped names: "site-a", "site-a/node-1", "hub").
-	Partition(a, b string, bothWays bool)
-	Heal(a, b string)
-	HealAll()
+// LinkDegrader makes the sites' link slow and unreliable.
+type LinkDegrader interface {
 	// Degrade makes the path between the two sites slow and unreliable until
 	// Restore: extra latency, a bandwidth cap, lost, duplicated and reordered
 	// messages (API calls time out; streams are lost, repeated, overtaken).
 	Degrade(d Degradation)
 	Restore()
+}
+
+// NodeCrasher crashes storage nodes.
+type NodeCrasher interface {
 	// CrashNode cuts a storage node's power. A pod on it is lost; once the
 	// node is known down (tainted out-of-service) the pod starts on another
 	// node of its site, which must hold every acknowledged write.
 	// RestartNode brings the node back and takes the taint off.
 	CrashNode(site, node string)
 	RestartNode(site, node string) error
+}
+
+// ControllerCrasher crashes a site's operator.
+type ControllerCrasher interface {
 	CrashController(site string)
 	RestartController(site string)
+}
+
+// PoolFiller fills storage nodes' pools.
+type PoolFiller interface {
 	// FillPool makes a storage node's pool full until FreePool, as a runaway
 	// writer on the same pool would: it takes every free block and every
 	// block freed later. Writes that need a new block fail as I/O errors (the
@@ -178,6 +211,10 @@ type Bed interface {
 	// acknowledged writes stay, and everything resumes once the space is back.
 	FillPool(site, node string)
 	FreePool(site, node string)
+}
+
+// APIFailer makes APIs fail calls.
+type APIFailer interface {
 	// FailAPI makes an endpoint's APIs answer a share of calls (rate, 0 to 1)
 	// with transient errors until HealAPI: a site's storage API and, where
 	// the bed keeps records in Kubernetes objects, its API server; "hub" the
@@ -186,11 +223,18 @@ type Bed interface {
 	// lost after the call took effect -- which every caller must retry.
 	FailAPI(endpoint string, rate float64)
 	HealAPI(endpoint string)
+}
 
-	// Chains draws every volume's chain as every site records it.
-	Chains() ([]reports.Chain, error)
-	// Violations are the invariants broken so far, checked continuously.
-	Violations() []reports.Violation
-	// Timeline is what happened so far, for reports.
-	Timeline() []reports.Event
+// ErrNotSupported: the bed lacks a capability a scenario asked for.
+var ErrNotSupported = errors.New("not supported on this bed")
+
+// Can is b as the capability C, or ErrNotSupported saying what the bed
+// lacks: the one place a scenario learns that a bed cannot do something.
+// It asks the bed's type only, so a nil bed of a type answers too.
+func Can[C any](b Bed, what string) (C, error) {
+	c, ok := b.(C)
+	if !ok {
+		return c, fmt.Errorf("%s: %w (the %s bed)", what, ErrNotSupported, b.Name())
+	}
+	return c, nil
 }

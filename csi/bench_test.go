@@ -43,7 +43,7 @@ func timed(b *testing.B, op func(i int) error) {
 
 func BenchmarkCreateVolumeToNodePublish(b *testing.B) {
 	w := newWorld(b)
-	w.nodeBytes = 1 << 50
+	w.NodeBytes = 1 << 50
 	w.run(time.Second)
 	a := w.newDriver(clusterA, "a1", w.secret(clusterA))
 	timed(b, func(i int) error {

@@ -67,12 +67,9 @@ func (c *Controller) ControllerGetCapabilities(context.Context, *csi.ControllerG
 	return &csi.ControllerGetCapabilitiesResponse{Capabilities: out}, nil
 }
 
-// lock takes the per-name or per-volume lock of one RPC.
-func (c *Controller) lock(key string) (func(), error) {
-	if err := c.Locks.TryAcquire(key); err != nil {
-		return nil, err
-	}
-	return func() { c.Locks.Release(key) }, nil
+// begin is the RPC's preamble (request.go) under the controller's locks.
+func (c *Controller) begin(key string, secrets map[string]string) (request, error) {
+	return begin(c.Locks, c.Clusters, key, secrets)
 }
 
 func (c *Controller) CreateVolume(ctx context.Context, req *csi.CreateVolumeRequest) (*csi.CreateVolumeResponse, error) {
@@ -83,16 +80,12 @@ func (c *Controller) CreateVolume(ctx context.Context, req *csi.CreateVolumeRequ
 	if err != nil {
 		return nil, err
 	}
-	release, err := c.lock("name/" + req.GetName())
+	r, err := c.begin("name/"+req.GetName(), req.GetSecrets())
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	defer release()
-	set, err := c.Clusters.Open(req.GetSecrets())
-	if err != nil {
-		return nil, toStatus(err)
-	}
-	v, err := c.create(ctx, set, core.CreateRequest{Name: req.GetName(), Shape: shape}, req.GetVolumeContentSource(), req.GetParameters())
+	defer r.release()
+	v, err := c.create(ctx, r.set, core.CreateRequest{Name: req.GetName(), Shape: shape}, req.GetVolumeContentSource(), req.GetParameters())
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -307,16 +300,12 @@ func (c *Controller) DeleteVolume(ctx context.Context, req *csi.DeleteVolumeRequ
 	if err != nil {
 		return &csi.DeleteVolumeResponse{}, nil // no volume was ever made under a malformed handle
 	}
-	release, err := c.lock(root.String())
+	r, err := c.begin(root.String(), req.GetSecrets())
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	defer release()
-	set, err := c.Clusters.Open(req.GetSecrets())
-	if err != nil {
-		return nil, toStatus(err)
-	}
-	r, err := resolveRecorded(ctx, set, root)
+	defer r.release()
+	resolution, err := r.resolve(ctx, root)
 	if errors.Is(err, ErrNoVolume) {
 		return &csi.DeleteVolumeResponse{}, nil
 	}
@@ -326,8 +315,8 @@ func (c *Controller) DeleteVolume(ctx context.Context, req *csi.DeleteVolumeRequ
 	// A chain of one member: the volume itself. A longer chain is replicated
 	// and refused by its cluster (ErrReplicated): cleaning up one site never
 	// destroys the other's data.
-	end := r.End()
-	api, err := set.Cluster(end.Ref.Cluster)
+	end := resolution.End()
+	api, err := r.set.Cluster(end.Ref.Cluster)
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -349,20 +338,12 @@ func (c *Controller) ControllerExpandVolume(ctx context.Context, req *csi.Contro
 	if err != nil || size == 0 {
 		return nil, cmp.Or(err, invalid("capacity range asks for no size"))
 	}
-	release, err := c.lock(root.String())
+	r, err := c.begin(root.String(), req.GetSecrets())
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	defer release()
-	set, err := c.Clusters.Open(req.GetSecrets())
-	if err != nil {
-		return nil, toStatus(err)
-	}
-	end, err := activeEnd(ctx, set, root.String(), "volume")
-	if err != nil {
-		return nil, toStatus(err)
-	}
-	api, err := set.Cluster(end.Cluster)
+	defer r.release()
+	end, api, err := r.activeEnd(ctx, root.String(), "volume")
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -386,17 +367,17 @@ func (c *Controller) ValidateVolumeCapabilities(ctx context.Context, req *csi.Va
 	if len(req.GetVolumeCapabilities()) == 0 {
 		return nil, invalid("volume capabilities are required")
 	}
-	set, err := c.Clusters.Open(req.GetSecrets())
+	r, err := c.begin("", req.GetSecrets())
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	r, err := resolveRecorded(ctx, set, root)
+	resolution, err := r.resolve(ctx, root)
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	end := r.End()
+	end := resolution.End()
 	mode := core.VolumeMode("")
-	if api, err := set.Cluster(end.Ref.Cluster); err == nil && end.State != chain.Unknown {
+	if api, err := r.set.Cluster(end.Ref.Cluster); err == nil && end.State != chain.Unknown {
 		if v, err := api.Volume(ctx, end.Ref); err == nil {
 			mode = v.VolumeMode
 		}
@@ -422,15 +403,15 @@ func (c *Controller) GetCapacity(ctx context.Context, req *csi.GetCapacityReques
 	if err != nil {
 		return nil, err
 	}
-	set, err := c.Clusters.Open(nil)
+	r, err := c.begin("", nil)
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	id, err := creatingCluster(set, req.GetParameters()[ParameterCluster])
+	id, err := creatingCluster(r.set, req.GetParameters()[ParameterCluster])
 	if err != nil {
 		return nil, err
 	}
-	api, err := set.Cluster(id)
+	api, err := r.set.Cluster(id)
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -449,20 +430,12 @@ func (c *Controller) CreateSnapshot(ctx context.Context, req *csi.CreateSnapshot
 	if err != nil {
 		return nil, err
 	}
-	release, err := c.lock(root.String())
+	r, err := c.begin(root.String(), req.GetSecrets())
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	defer release()
-	set, err := c.Clusters.Open(req.GetSecrets())
-	if err != nil {
-		return nil, toStatus(err)
-	}
-	end, err := activeEnd(ctx, set, root.String(), "source volume")
-	if err != nil {
-		return nil, toStatus(err)
-	}
-	api, err := set.Cluster(end.Cluster)
+	defer r.release()
+	end, api, err := r.activeEnd(ctx, root.String(), "source volume")
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -486,16 +459,12 @@ func (c *Controller) DeleteSnapshot(ctx context.Context, req *csi.DeleteSnapshot
 	if err != nil {
 		return &csi.DeleteSnapshotResponse{}, nil // no snapshot was ever made under a malformed ID
 	}
-	release, err := c.lock("snapshot/" + ref.String())
+	r, err := c.begin("snapshot/"+ref.String(), req.GetSecrets())
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	defer release()
-	set, err := c.Clusters.Open(req.GetSecrets())
-	if err != nil {
-		return nil, toStatus(err)
-	}
-	api, err := set.Cluster(ref.Member.Cluster)
+	defer r.release()
+	api, err := r.set.Cluster(ref.Member.Cluster)
 	if errors.Is(err, ErrUnknownCluster) {
 		return &csi.DeleteSnapshotResponse{}, nil
 	}
@@ -517,11 +486,11 @@ func (c *Controller) ListSnapshots(ctx context.Context, req *csi.ListSnapshotsRe
 	if req.GetMaxEntries() < 0 {
 		return nil, invalid("max_entries must not be negative")
 	}
-	set, err := c.Clusters.Open(req.GetSecrets())
+	r, err := c.begin("", req.GetSecrets())
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	all, err := listSnapshots(ctx, set)
+	all, err := listSnapshots(ctx, r.set)
 	if err != nil {
 		return nil, toStatus(err)
 	}

@@ -26,6 +26,15 @@ func (l *Locks) TryAcquire(id string) error {
 	return nil
 }
 
+// Lock takes id's lock, or answers ErrBusy, and returns the function that
+// gives it back.
+func (l *Locks) Lock(id string) (release func(), err error) {
+	if err := l.TryAcquire(id); err != nil {
+		return nil, err
+	}
+	return func() { l.Release(id) }, nil
+}
+
 // Release gives id's lock back.
 func (l *Locks) Release(id string) {
 	l.mu.Lock()

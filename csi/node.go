@@ -84,13 +84,15 @@ func (n *Node) NodeGetInfo(context.Context, *csi.NodeGetInfoRequest) (*csi.NodeG
 		Segments: map[string]string{TopologySite: n.Site, TopologyNode: n.NodeID}}}, nil
 }
 
-// lock takes a volume's node-side lock.
-func (n *Node) lock(volume string) (func(), error) {
-	if err := n.Locks.TryAcquire(volume); err != nil {
-		return nil, err
-	}
-	return func() { n.Locks.Release(volume) }, nil
+// begin is the RPC's preamble (request.go) under the node's locks, keyed by
+// the volume's handle.
+func (n *Node) begin(handle chain.Ref, secrets map[string]string) (request, error) {
+	return begin(n.Locks, n.Clusters, handle.String(), secrets)
 }
+
+// lock takes only the volume's node-side lock, for the RPCs that ask no
+// cluster.
+func (n *Node) lock(handle chain.Ref) (func(), error) { return n.Locks.Lock(handle.String()) }
 
 func (n *Node) NodeStageVolume(ctx context.Context, req *csi.NodeStageVolumeRequest) (*csi.NodeStageVolumeResponse, error) {
 	handle, err := parseHandle(req.GetVolumeId())
@@ -106,16 +108,12 @@ func (n *Node) NodeStageVolume(ctx context.Context, req *csi.NodeStageVolumeRequ
 	if err := checkCapability(req.GetVolumeCapability()); err != nil {
 		return nil, err
 	}
-	release, err := n.lock(handle.String())
+	r, err := n.begin(handle, req.GetSecrets())
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	defer release()
-	set, err := n.Clusters.Open(req.GetSecrets())
-	if err != nil {
-		return nil, toStatus(err)
-	}
-	v, err := ResolveAttach(ctx, set, handle, n.NodeID)
+	defer r.release()
+	v, err := ResolveAttach(ctx, r.set, handle, n.NodeID)
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -127,7 +125,7 @@ func (n *Node) NodeStageVolume(ctx context.Context, req *csi.NodeStageVolumeRequ
 		return &csi.NodeStageVolumeResponse{}, toStatus(n.stageBlock(ctx, device, req.GetStagingTargetPath()))
 	}
 	mount := req.GetVolumeCapability().GetMount()
-	return &csi.NodeStageVolumeResponse{}, toStatus(n.stageFilesystem(ctx, set, v, device, req.GetStagingTargetPath(), mount))
+	return &csi.NodeStageVolumeResponse{}, toStatus(n.stageFilesystem(ctx, r.set, v, device, req.GetStagingTargetPath(), mount))
 }
 
 // stageBlock binds the raw device onto a file under the staging path.
@@ -184,7 +182,7 @@ func (n *Node) NodeUnstageVolume(ctx context.Context, req *csi.NodeUnstageVolume
 	if req.GetStagingTargetPath() == "" {
 		return nil, invalid("staging target path is required")
 	}
-	release, err := n.lock(handle.String())
+	release, err := n.lock(handle)
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -226,7 +224,7 @@ func (n *Node) NodePublishVolume(ctx context.Context, req *csi.NodePublishVolume
 	if err := checkCapability(req.GetVolumeCapability()); err != nil {
 		return nil, err
 	}
-	release, err := n.lock(handle.String())
+	release, err := n.lock(handle)
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -261,7 +259,7 @@ func (n *Node) NodeUnpublishVolume(ctx context.Context, req *csi.NodeUnpublishVo
 	if req.GetTargetPath() == "" {
 		return nil, invalid("target path is required")
 	}
-	release, err := n.lock(handle.String())
+	release, err := n.lock(handle)
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -305,16 +303,12 @@ func (n *Node) NodeExpandVolume(ctx context.Context, req *csi.NodeExpandVolumeRe
 	if req.GetVolumePath() == "" {
 		return nil, invalid("volume path is required")
 	}
-	release, err := n.lock(handle.String())
+	r, err := n.begin(handle, req.GetSecrets())
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	defer release()
-	set, err := n.Clusters.Open(req.GetSecrets())
-	if err != nil {
-		return nil, toStatus(err)
-	}
-	v, err := n.expand(ctx, set, handle, req.GetVolumePath(), req.GetVolumeCapability().GetBlock() != nil)
+	defer r.release()
+	v, err := n.expand(ctx, r.set, handle, req.GetVolumePath(), req.GetVolumeCapability().GetBlock() != nil)
 	if err != nil {
 		return nil, toStatus(err)
 	}

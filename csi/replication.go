@@ -49,21 +49,16 @@ func (r *Replication) begin(ctx context.Context, source *replication.Replication
 	if err != nil {
 		return call{}, err
 	}
-	if err := r.Locks.TryAcquire(handle.String()); err != nil {
-		return call{}, err
-	}
-	release := func() { r.Locks.Release(handle.String()) }
-	set, err := r.Clusters.Open(secrets)
+	req, err := begin(r.Locks, r.Clusters, handle.String(), secrets)
 	if err != nil {
-		release()
 		return call{}, err
 	}
-	resolution, err := resolveRecorded(ctx, set, handle)
+	resolution, err := req.resolve(ctx, handle)
 	if err != nil {
-		release()
+		req.release()
 		return call{}, err
 	}
-	return call{set: set, chain: resolution, handle: handle, release: release}, nil
+	return call{set: req.set, chain: resolution, handle: handle, release: req.release}, nil
 }
 
 func (r *Replication) EnableVolumeReplication(ctx context.Context, req *replication.EnableVolumeReplicationRequest) (*replication.EnableVolumeReplicationResponse, error) {
@@ -76,12 +71,24 @@ func (r *Replication) EnableVolumeReplication(ctx context.Context, req *replicat
 }
 
 // enable makes the chain's end ship toward the other site: the end's own
-// cluster is asked, whichever site that is. An end that cannot be asked, or a
-// fenced one, leaves nothing to do yet: the Promote that follows makes the
-// new end ship.
+// cluster is asked, whichever site that is. A call that does not get through
+// is Unavailable, and the csi-addons controller calls Enable again.
+//
+// Two ends leave nothing to do yet, and Enable succeeds. A fenced or demoted
+// end ships no more: the Promote that follows makes the new end, and the
+// new end ships. An end on another site that did not answer is an unplanned
+// fail-over's: the csi-addons controller calls Promote only once Enable
+// succeeded, so an Unavailable here would keep the surviving site from
+// failing over for as long as the lost one stays away -- the very case DR
+// is for. Promote then makes this site's clone the end, and it ships
+// (TestEnableWhileTheEndsSiteIsCutOffLetsTheFailoverProceed). An end on
+// this site whose cluster did not answer is no such case: it is Unavailable.
 func (c call) enable(ctx context.Context, parameters map[string]string) error {
 	end := c.chain.End()
-	if end.State != chain.Active {
+	switch {
+	case end.State == chain.Unknown && c.set.IsLocal(end.Ref.Cluster) && len(c.set.Local()) > 0:
+		return fmt.Errorf("%w: the chain's end %s is on this site, whose cluster did not answer", chain.ErrUnreachable, end.Ref)
+	case end.State != chain.Active:
 		return nil
 	}
 	api, err := c.set.Cluster(end.Ref.Cluster)
@@ -92,11 +99,7 @@ func (c call) enable(ctx context.Context, parameters map[string]string) error {
 	if err != nil {
 		return err
 	}
-	err = api.Enable(ctx, end.Ref, target)
-	if errors.Is(err, chain.ErrUnreachable) {
-		return nil
-	}
-	return err
+	return api.Enable(ctx, end.Ref, target)
 }
 
 // target is the cluster the end ships to: the parameter when given, else the
@@ -155,10 +158,7 @@ type clusterAPI interface {
 // to act on; a member the chain records whose cluster answers 404 -- reaped,
 // or its record gone -- is done already (rule 2).
 func (c call) onLastLocal(ctx context.Context, op string, apply func(clusterAPI, chain.Ref) error) error {
-	member, err := c.chain.LastLocal(c.set.Local())
-	if seededBugDemotesTheEnd {
-		member, err = c.chain.End(), nil
-	}
+	member, err := demoteTarget(c.chain, c.set.Local())
 	if errors.Is(err, chain.ErrNoLocalMember) {
 		return nil
 	}

@@ -354,3 +354,39 @@ func TestABusyVolumeIsAborted(t *testing.T) {
 		t.Fatalf("Demote once the volume is free: %v", err)
 	}
 }
+
+// Enable on the surviving site while the chain's end lives on the site that
+// is cut off succeeds with nothing done: the csi-addons controller calls
+// Promote only after Enable succeeded, so an Unavailable would keep the
+// fail-over from happening for as long as the other site stays away. The
+// Promote that follows makes this site's clone the end, and that one ships.
+func TestEnableWhileTheEndsSiteIsCutOffLetsTheFailoverProceed(t *testing.T) {
+	w, _, b, handle, clone := failedOver(t) // Enable on B succeeded while A was cut off
+	if err := b.enable(handle); err != nil {
+		t.Fatalf("Enable on B of its own Active end: %v", err)
+	}
+	w.run(2 * time.Minute)
+	st, err := w.api(clusterB).Status(ctx, clone)
+	if err != nil || st.Target != clusterA || st.LastSyncTime.IsZero() {
+		t.Fatalf("B's clone after the fail-over and the heal: %+v, %v; want it shipping to A", st, err)
+	}
+}
+
+// Enable whose site's own cluster does not answer is Unavailable -- the
+// controller calls it again -- never a success that leaves the volume
+// unreplicated for ever.
+func TestEnableIsUnavailableWhileTheEndsOwnClusterDoesNotAnswer(t *testing.T) {
+	w := newWorld(t)
+	a, _ := w.twoDrivers()
+	handle := a.create(t, "pvc-gitea")
+	w.servers[clusterA].Cut()
+	wantCode(t, "Enable on A while A's storage API does not answer", a.enable(handle), codes.Unavailable)
+	w.servers[clusterA].Heal()
+	if err := a.enable(handle); err != nil {
+		t.Fatalf("Enable on A once its storage API answers again: %v", err)
+	}
+	root, _ := chain.ParseRef(handle)
+	if st, err := w.api(clusterA).Status(ctx, root); err != nil || st.Target != clusterB {
+		t.Fatalf("A:v1 after Enable: %+v, %v; want it aimed at B", st, err)
+	}
+}

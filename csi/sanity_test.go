@@ -28,7 +28,7 @@ func TestSanity(t *testing.T) {
 	devices := newLoopDevices(t)
 	devices.format = "xfs"
 	w := newWorld(t)
-	w.nodeBytes = 1 << 50 // sanity creates far more than two 100 GiB nodes hold
+	w.NodeBytes = 1 << 50 // sanity creates far more than two 100 GiB nodes hold
 	w.run(time.Second)
 	config, err := storageapi.ClustersFromSecrets(w.secret(clusterA))
 	w.must(err)
@@ -46,7 +46,7 @@ func TestSanity(t *testing.T) {
 				stopped <- nil
 				return
 			case <-ticker.C:
-				if err := w.step(); err != nil {
+				if err := w.Step(); err != nil {
 					stopped <- err
 					return
 				}

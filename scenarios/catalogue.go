@@ -17,24 +17,53 @@ type Scenario struct {
 	// Needs is what the bed must offer when it is made for the scenario.
 	Needs bed.Needs
 	run   func(s *Script) error
+	// uses checks the capabilities the story calls (bed.Can); nil: none.
+	uses func(b bed.Bed) error
+}
+
+// Lacks says what b lacks of the capabilities the scenario's story calls,
+// nil when it has them all. It asks b's type only: a nil bed of a type is
+// asked before a bed is made.
+func (sc Scenario) Lacks(b bed.Bed) error {
+	if sc.uses == nil {
+		return nil
+	}
+	return sc.uses(b)
+}
+
+// What the stories call beyond bed.Bed.
+const (
+	drilling = "a test fail-over (drill)"
+	hubbing  = "the hub's storage requests"
+)
+
+func usesDrills(b bed.Bed) error {
+	_, err := bed.Can[bed.Driller](b, drilling)
+	return err
+}
+
+func usesTheHub(b bed.Bed) error {
+	_, err := bed.Can[bed.StorageHub](b, hubbing)
+	return err
 }
 
 // stories are told for every application kind.
 var stories = []struct {
 	name, story string
 	run         func(s *Script) error
+	uses        func(b bed.Bed) error
 }{
-	{"protect", "deploy on site A, protect, keep writing: every volume ships and verifies", protect},
-	{"relocate", "planned relocation A→B and back: no acknowledged write lost either way", relocateTwice},
-	{"failover", "site A cut off, unplanned fail-over to B, A returns, resyncs, and the application fails back", failoverAndBack},
-	{"drill", "a test fail-over on B verifies the replica without disturbing replication", drill},
-	{"moves", "twelve planned and unplanned moves: a chain of thirteen members that resolves from each site", twelveMoves},
+	{"protect", "deploy on site A, protect, keep writing: every volume ships and verifies", protect, nil},
+	{"relocate", "planned relocation A→B and back: no acknowledged write lost either way", relocateTwice, nil},
+	{"failover", "site A cut off, unplanned fail-over to B, A returns, resyncs, and the application fails back", failoverAndBack, nil},
+	{"drill", "a test fail-over on B verifies the replica without disturbing replication", drill, usesDrills},
+	{"moves", "twelve planned and unplanned moves: a chain of thirteen members that resolves from each site", twelveMoves, nil},
 }
 
 // hubStories are told once, about the hub and the sites' storage; the
 // application that ends them is a WordPress.
 var hubStories = []Scenario{
-	{Name: "hub/deploy", Kind: bed.WordPress, Needs: bed.Needs{Objects: true, Undeployed: true}, run: hubDeploy,
+	{Name: "hub/deploy", Kind: bed.WordPress, Needs: bed.Needs{Objects: true, Undeployed: true}, run: hubDeploy, uses: usesTheHub,
 		Story: "both sites' storage requested from the hub through OCM, discovered, widened (a new run), approved and Online " +
 			"under hub<->site partitions; the request withdrawn, the storage stays and a protected WordPress runs on it"},
 }
@@ -45,7 +74,7 @@ func Catalogue() []Scenario {
 	var out []Scenario
 	for _, kind := range []bed.Kind{bed.Gitea, bed.WordPress} {
 		for _, st := range stories {
-			out = append(out, Scenario{Name: string(kind) + "/" + st.name, Kind: kind, Story: st.story, run: st.run})
+			out = append(out, Scenario{Name: string(kind) + "/" + st.name, Kind: kind, Story: st.story, run: st.run, uses: st.uses})
 		}
 	}
 	out = append(out, hubStories...)
@@ -135,7 +164,11 @@ func drill(s *Script) error {
 	}
 	b := other(s, s.App.Site)
 	return s.phase("drill on "+b, func() error {
-		v, err := s.Bed.Drill(s.App.Name, b)
+		driller, err := bed.Can[bed.Driller](s.Bed, drilling)
+		if err != nil {
+			return err
+		}
+		v, err := driller.Drill(s.App.Name, b)
 		if err != nil {
 			return err
 		}

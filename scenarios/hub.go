@@ -25,15 +25,20 @@ const (
 // storage cluster and nodes where they are, and a protected application runs
 // on the storage the hub deployed.
 func hubDeploy(s *Script) error {
+	hub, err := bed.Can[bed.StorageHub](s.Bed, hubbing)
+	if err != nil {
+		return err
+	}
+	s.hub = hub
 	sites := s.Bed.Sites()
 	a, b := sites[0], sites[1]
 	nodes := slices.Sorted(slices.Values(s.Bed.Nodes(a)))
 	var first bed.Storage
 	if err := s.phase("request both sites' storage from the hub; "+a+" discovers "+nodes[0], func() error {
-		if err := s.Bed.RequestStorage(bed.StorageRequest{Site: a, Nodes: nodes[:1]}); err != nil {
+		if err := s.hub.RequestStorage(bed.StorageRequest{Site: a, Nodes: nodes[:1]}); err != nil {
 			return err
 		}
-		if err := s.Bed.RequestStorage(bed.StorageRequest{Site: b, Approved: true}); err != nil {
+		if err := s.hub.RequestStorage(bed.StorageRequest{Site: b, Approved: true}); err != nil {
 			return err
 		}
 		if err := s.cutHub(a, 20*time.Second); err != nil {
@@ -48,7 +53,7 @@ func hubDeploy(s *Script) error {
 		return err
 	}
 	if err := s.phase("widen "+a+"'s discovery to every node: a new run", func() error {
-		if err := s.Bed.RequestStorage(bed.StorageRequest{Site: a}); err != nil {
+		if err := s.hub.RequestStorage(bed.StorageRequest{Site: a}); err != nil {
 			return err
 		}
 		st, err := s.awaitStorageThat(a, "a draft of every node", discoveryLimit, func(st bed.Storage) bool {
@@ -60,7 +65,7 @@ func hubDeploy(s *Script) error {
 		if err := sameNodes("the new run's draft", st.Drafted, nodes); err != nil {
 			return err
 		}
-		site, err := s.Bed.SiteStorage(a)
+		site, err := s.hub.SiteStorage(a)
 		if err != nil {
 			return err
 		}
@@ -73,7 +78,7 @@ func hubDeploy(s *Script) error {
 		return err
 	}
 	if err := s.phase("approve "+a+"'s draft: both sites Online", func() error {
-		if err := s.Bed.RequestStorage(bed.StorageRequest{Site: a, Approved: true}); err != nil {
+		if err := s.hub.RequestStorage(bed.StorageRequest{Site: a, Approved: true}); err != nil {
 			return err
 		}
 		if err := s.cutHub(a, 30*time.Second); err != nil {
@@ -89,20 +94,20 @@ func hubDeploy(s *Script) error {
 		return err
 	}
 	if err := s.phase("withdraw "+a+"'s request: its storage stays", func() error {
-		before, err := s.Bed.SiteStorage(a)
+		before, err := s.hub.SiteStorage(a)
 		if err != nil {
 			return err
 		}
-		if err := s.Bed.WithdrawStorage(a); err != nil {
+		if err := s.hub.WithdrawStorage(a); err != nil {
 			return err
 		}
-		if _, err := s.Bed.RequestedStorage(a); !errors.Is(err, bed.ErrNoRequest) {
+		if _, err := s.hub.RequestedStorage(a); !errors.Is(err, bed.ErrNoRequest) {
 			return fmt.Errorf("the request for %s's storage after its withdrawal: %v", a, err)
 		}
 		if err := s.Bed.Run(time.Minute); err != nil {
 			return err
 		}
-		after, err := s.Bed.SiteStorage(a)
+		after, err := s.hub.SiteStorage(a)
 		if err != nil {
 			return err
 		}
@@ -125,7 +130,7 @@ func (s *Script) online(site string) error {
 	if err != nil {
 		return err
 	}
-	held, err := s.Bed.SiteStorage(site)
+	held, err := s.hub.SiteStorage(site)
 	if err != nil {
 		return err
 	}
@@ -172,7 +177,7 @@ func (s *Script) awaitStorageThat(site, what string, limit time.Duration, done f
 	var st bed.Storage
 	for waited := time.Duration(0); ; waited += pollInterval {
 		var err error
-		st, err = s.Bed.RequestedStorage(site)
+		st, err = s.hub.RequestedStorage(site)
 		if err != nil {
 			return st, err
 		}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/baton-dr/baton/bed"
+	"github.com/baton-dr/baton/bed/apps"
 	"github.com/baton-dr/baton/bed/ramen"
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/storage/chain"
@@ -34,8 +35,13 @@ type Bed struct {
 	ca      *authority
 	sites   []*site
 
-	apps     map[string]*app
-	appOrder []string
+	// apps are the applications (bed/apps over platform{b}); they answer
+	// the Bed's Deploy, Protect, Failover, Relocate, Verify, Where and Pod.
+	// writes count their acknowledged operations per site since the last
+	// timeline entry.
+	apps *apps.Apps
+	apps.Moves
+	writes map[string]map[string]int
 	// hubCut lists the sites the hub (this process) does not reach: its
 	// wishes wait until it does.
 	hubCut map[string]bool
@@ -61,10 +67,12 @@ func New(options Options) (b *Bed, err error) {
 	if os.Geteuid() != 0 {
 		return nil, errors.New("the local bed needs root: network namespaces, loop devices, btrfs mounts")
 	}
-	b = &Bed{options: options.withDefaults(), started: time.Now(), apps: map[string]*app{}, hubCut: map[string]bool{},
+	b = &Bed{options: options.withDefaults(), started: time.Now(), writes: map[string]map[string]int{}, hubCut: map[string]bool{},
 		checker: chain.NewChecker(), reported: map[string]bool{}}
 	b.ramen = &ramen.Driver{Sites: SiteNames, Reaches: func(site string) bool { return !b.hubCut[site] }, Until: b.pump,
 		Limit: b.options.ActionLimit, Event: b.event, Violate: b.violate, TellWishes: true}
+	b.apps = apps.New(apps.Config{Platform: platform{b}, Ramen: b.ramen, Sites: SiteNames, Limit: b.options.ActionLimit})
+	b.Moves = b.apps
 	b.dir = b.options.Dir
 	if b.dir == "" {
 		if b.dir, err = os.MkdirTemp("", "baton-localbed-"); err != nil {
@@ -173,8 +181,8 @@ func repositoryRoot() string {
 func (b *Bed) Close() error {
 	b.closeOnce.Do(func() {
 		var errs []error
-		for _, name := range b.appOrder {
-			errs = append(errs, b.stop(b.apps[name]))
+		if b.apps != nil {
+			errs = append(errs, b.apps.Close())
 		}
 		for _, s := range b.sites {
 			errs = append(errs, s.stop())

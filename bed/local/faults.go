@@ -9,11 +9,21 @@ import (
 
 	"github.com/baton-dr/baton/bed"
 	"github.com/baton-dr/baton/reports"
-	"github.com/baton-dr/baton/workload"
 )
 
 // hub is the scoped name of the hub: this process.
 const hub = "hub"
+
+// The faults the local bed injects beyond partitions. It degrades no link
+// (tc netem in the namespaces would, and this machine's kernel has no netem
+// qdisc), fills no pool (its nodes' pools would need a filler dataset beside
+// the volumes) and fails no API call (its API servers and storage APIs would
+// need a failing proxy in front of them): a scenario that asks for those
+// learns it from bed.Can.
+var (
+	_ bed.NodeCrasher       = (*Bed)(nil)
+	_ bed.ControllerCrasher = (*Bed)(nil)
+)
 
 // Partition cuts a from b. Between the sites it is a blackhole route in the
 // namespace of each side that cuts (the packets are dropped in the kernel);
@@ -84,27 +94,6 @@ func (b *Bed) cut(a, c string, bothWays, on bool) error {
 	return err
 }
 
-// Degrade is not on the local bed yet: tc netem in the namespaces would do
-// it, and this machine's kernel has no netem qdisc. Recorded as a violation.
-func (b *Bed) Degrade(d bed.Degradation) { b.notHere("degrading the sites' link") }
-
-// Restore has nothing to restore while Degrade is not on the local bed.
-func (b *Bed) Restore() {}
-
-// FillPool is not on the local bed yet: its nodes' pools would need a filler
-// dataset beside the volumes.
-func (b *Bed) FillPool(site, node string) { b.notHere("filling a node's pool") }
-
-// FreePool has nothing to free while FillPool is not on the local bed.
-func (b *Bed) FreePool(site, node string) {}
-
-// FailAPI is not on the local bed yet: its API servers and storage APIs would
-// need a failing proxy in front of them.
-func (b *Bed) FailAPI(endpoint string, rate float64) { b.notHere("failing the APIs' calls") }
-
-// HealAPI has nothing to heal while FailAPI is not on the local bed.
-func (b *Bed) HealAPI(endpoint string) {}
-
 // CrashNode kills the node agent with SIGKILL: a crash of the agent
 // process, not of the machine -- its pool stays mounted and its volumes'
 // loop devices attached, which the restarted agent adopts.
@@ -170,30 +159,4 @@ func (b *Bed) RestartController(site string) {
 	if s.controller, err = s.controller.again(); err != nil {
 		b.violate("bed: restart failed", err.Error())
 	}
-}
-
-// errNotHere answers what the local bed does not do yet.
-func errNotHere(what string) error { return fmt.Errorf("%s is not on the local bed yet", what) }
-
-// Drill is not on the local bed yet.
-func (b *Bed) Drill(app, site string) (workload.Verdict, error) {
-	return workload.Verdict{}, errNotHere("a test fail-over (drill)")
-}
-
-// RequestStorage is not on the local bed yet: it has no hub API server.
-func (b *Bed) RequestStorage(r bed.StorageRequest) error {
-	return errNotHere("the hub's storage requests")
-}
-
-// RequestedStorage is not on the local bed yet.
-func (b *Bed) RequestedStorage(site string) (bed.Storage, error) {
-	return bed.Storage{}, errNotHere("the hub's storage requests")
-}
-
-// WithdrawStorage is not on the local bed yet.
-func (b *Bed) WithdrawStorage(site string) error { return errNotHere("the hub's storage requests") }
-
-// SiteStorage is not on the local bed yet.
-func (b *Bed) SiteStorage(site string) (bed.Storage, error) {
-	return bed.Storage{}, errNotHere("reading a site's storage for the hub scenarios")
 }

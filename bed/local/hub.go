@@ -55,7 +55,7 @@ func (b *Bed) pump(done func() bool, limit time.Duration) bool {
 		}
 		if !now.Before(nextStep) {
 			began := time.Now()
-			b.step()
+			b.apps.Step()
 			if took := time.Since(began); took > slowCall {
 				fmt.Fprintf(b.options.Log, "local bed: a slow application step: %s\n", took.Round(time.Millisecond))
 			}

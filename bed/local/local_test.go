@@ -1,10 +1,9 @@
 package local_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +12,8 @@ import (
 
 	"github.com/baton-dr/baton/bed/controlplane"
 	"github.com/baton-dr/baton/bed/local"
+	"github.com/baton-dr/baton/internal/syncio"
+	"github.com/baton-dr/baton/node/leftovers"
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/scenarios"
 )
@@ -58,7 +59,7 @@ func TestRelocateOnTheLocalBed(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctrllog.SetLogger(logr.Discard()) // envtest's; the bed's own log is kept below
-	var log lockedBuilder
+	var log syncio.Buffer
 	started := time.Now()
 	b, err := local.New(local.Options{Dir: dir, Seed: 1, Log: &log})
 	if err != nil {
@@ -103,28 +104,10 @@ func TestRelocateOnTheLocalBed(t *testing.T) {
 	if namespaces, err := local.NamespacesWithPrefix(prefix); err != nil || len(namespaces) > 0 {
 		t.Errorf("network namespaces left behind: %v (%v)", namespaces, err)
 	}
-	if loops, err := local.LoopsUnder(dir); err != nil || len(loops) > 0 {
+	if loops, err := leftovers.Loops(context.Background(), dir); err != nil || len(loops) > 0 {
 		t.Errorf("loop devices left behind: %v (%v)", loops, err)
 	}
-	if mounts, err := local.MountsUnder(dir); err != nil || len(mounts) > 0 {
+	if mounts, err := leftovers.Mounts(dir); err != nil || len(mounts) > 0 {
 		t.Errorf("mounts left behind: %v (%v)", mounts, err)
 	}
-}
-
-// lockedBuilder is the bed's log as the test keeps it.
-type lockedBuilder struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuilder) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuilder) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -28,26 +28,19 @@ func (b *Bed) violate(invariant, message string) {
 	b.event("", reports.EventViolation, "%s: %s", invariant, message)
 }
 
-// notHere records that a method without an error result was asked of the
-// local bed before it does it: a violation, so that no scenario passes
-// believing the fault happened.
-func (b *Bed) notHere(what string) {
-	b.violate("bed: not on the local bed yet", what+" is not on the local bed yet")
-}
-
 // observe enters the applications' writes in the timeline and checks every
 // chain's invariants over what the sites' API servers record.
 func (b *Bed) observe() {
 	b.lastCheck = time.Now()
-	for _, name := range b.appOrder {
-		a := b.apps[name]
+	for _, a := range b.apps.All() {
+		name := a.Spec.Name
 		for _, s := range SiteNames {
-			if n := a.writes[s]; n > 0 {
+			if n := b.writes[name][s]; n > 0 {
 				b.timeline = append(b.timeline, reports.Event{At: time.Now(), Site: s, Kind: reports.EventWrite,
 					Detail: fmt.Sprintf("%s: %d acknowledged operations", name, n)})
 			}
 		}
-		clear(a.writes)
+		clear(b.writes[name])
 	}
 	records, err := b.records()
 	if err != nil {

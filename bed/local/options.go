@@ -2,8 +2,9 @@ package local
 
 import (
 	"io"
-	"sync"
 	"time"
+
+	"github.com/baton-dr/baton/internal/syncio"
 )
 
 // Options shape a local bed.
@@ -44,20 +45,8 @@ func (o Options) withDefaults() Options {
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
-	o.Log = &lockedWriter{w: o.Log}
+	o.Log = &syncio.Writer{W: o.Log} // the bed's goroutines log whole lines
 	return o
-}
-
-// lockedWriter serialises the log lines of the bed's goroutines.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // wall converts a scenario's duration into wall time.

@@ -4,15 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
+	"math/rand/v2"
 	"strconv"
 	"time"
 
 	csispec "github.com/container-storage-interface/spec/lib/go/csi"
 
-	"github.com/baton-dr/baton/bed"
+	"github.com/baton-dr/baton/bed/apps"
 	"github.com/baton-dr/baton/bed/ramen"
 	"github.com/baton-dr/baton/reports"
+	"github.com/baton-dr/baton/storage/backend"
+	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/workload"
 )
 
@@ -25,22 +27,112 @@ const (
 	vrPeriod = 5 * time.Second
 	// actionLimit bounds a DR action: past it the action failed (liveness).
 	actionLimit = 30 * time.Minute
+	// stageLimit bounds the kubelet's retries of one volume's staging.
+	stageLimit = 5 * time.Minute
 	// placeCount of the applications' volumes.
 	placeCount = 2
 )
 
-// app is one application: its workload model, its volumes, where its pod runs,
-// and the VolumeReplications each site keeps for it.
-type app struct {
-	spec    bed.App
-	model   workload.Workload
-	volumes []appVolume
-	site    string // where the application runs; "" while it is stopped
+// The applications run on the simulation through bed/apps; platform is what
+// the simulation provides them, pod an application's pod on a node.
+
+// platform is the simulation as bed/apps' Platform.
+type platform struct{ w *World }
+
+var _ apps.Platform = platform{}
+
+func (p platform) Now() time.Time { return p.w.Sim.Now() }
+
+func (p platform) Until(done func() bool, limit time.Duration) bool { return p.w.RunUntil(done, limit) }
+
+func (p platform) Rand(name string) *rand.Rand { return p.w.Sim.Rand("app/" + name) }
+
+func (p platform) Event(site string, kind reports.EventKind, format string, args ...any) {
+	p.w.event(site, kind, format, args...)
+}
+
+func (p platform) Violate(invariant, message string) { p.w.violate(invariant, message) }
+
+func (p platform) At(t time.Time) string { return p.w.offset(t) }
+
+func (p platform) Wrote(_, site string) { p.w.writes[site]++ }
+
+func (p platform) WriteFailed(a *apps.App, err error) { p.w.refusedWrite(a, err) }
+
+// CreateVolume creates a block volume through the site's CSI controller,
+// on placeCount nodes.
+func (p platform) CreateVolume(site, name string, sizeBytes uint64) (string, error) {
+	resp, err := p.w.Site(site).CSIController.CreateVolume(context.Background(), &csispec.CreateVolumeRequest{
+		Name:               name,
+		CapacityRange:      &csispec.CapacityRange{RequiredBytes: int64(sizeBytes)},
+		VolumeCapabilities: []*csispec.VolumeCapability{blockCapability()},
+		Parameters:         map[string]string{"placeCount": strconv.Itoa(placeCount)},
+	})
+	return resp.GetVolume().GetVolumeId(), err
+}
+
+// StartPod schedules the application's pod on the site's first node that
+// is up: stage and publish every volume (the kubelet retrying while the
+// device is not ready), open the devices, and let the application write.
+func (p platform) StartPod(site, app string, volumes []apps.Volume) (apps.Pod, error) {
+	w := p.w
+	n := w.upNode(site, nil)
+	if n == nil {
+		return nil, fmt.Errorf("start %s on %s: no node is up", app, site)
+	}
+	devices, err := w.stage(n, volumes, true)
+	if err != nil {
+		return nil, err
+	}
+	return w.podOn(n, volumes, devices), nil
+}
+
+// OriginTakenAt finds when the snapshot the chain's active end was cloned
+// from was taken on the old site, from the sites' records.
+func (p platform) OriginTakenAt(handle string) (time.Time, error) {
+	w := p.w
+	defer w.unfaulted()()
+	ref, err := chain.ParseRef(handle)
+	if err != nil {
+		return time.Time{}, err
+	}
+	var end, source chain.Member
+	records := w.records()[ref]
+	for _, m := range records {
+		if m.Successor.IsZero() && m.State == chain.Active {
+			end = m
+		}
+	}
+	for _, m := range records {
+		if m.Ref == end.Predecessor {
+			source = m
+		}
+	}
+	newSite, oldSite := w.Site(string(end.Ref.Cluster)), w.Site(string(source.Ref.Cluster))
+	v, err := newSite.Control.Volume(end.Ref)
+	if err != nil {
+		return time.Time{}, err
+	}
+	pairing, found, err := oldSite.Control.Pairing(source.Ref)
+	if err != nil || !found {
+		return time.Time{}, errors.Join(err, errors.New("origin not recorded"))
+	}
+	for _, s := range pairing.Snapshots {
+		if s.GUID == v.Origin.GUID {
+			return s.TakenAt, nil
+		}
+	}
+	return time.Time{}, errors.New("origin not recorded")
+}
+
+// pod is an application's pod on a node of the simulation.
+type pod struct {
+	world   *World
+	volumes []apps.Volume
+	// node is where it runs; nil once its node went down, until the
+	// scheduler started it elsewhere (evicted).
 	node    *Node
 	devices workload.Devices
-	// ramen is the application as the hub protects it: its wishes, each
-	// site's VolumeReplications, the tail left writing after a fail-over.
-	ramen *ramen.App
 	// datasets are the pool volumes of the members the pod attached, in
 	// volume order: what it writes while it runs.
 	datasets []string
@@ -51,46 +143,33 @@ type app struct {
 	evicted *eviction
 }
 
-type appVolume struct {
-	name   string // the workload's volume name ("db")
-	handle string // the CSI volume handle: the chain's root, kept for ever
-	size   uint64
+func (w *World) podOn(n *Node, volumes []apps.Volume, devices workload.Devices) *pod {
+	return &pod{world: w, volumes: volumes, node: n, devices: devices, datasets: w.datasetsOf(n, volumes)}
 }
 
-func (w *World) newModel(spec bed.App, name string) (workload.Workload, error) {
-	rng := w.Sim.Rand("app/" + name)
-	return spec.Kind.Model(name, rng)
+func (p *pod) Node() string {
+	if p.node == nil {
+		return ""
+	}
+	return p.node.Name
 }
 
-// Deploy creates the application's volumes through its site's CSI controller
-// and starts its pod on the site's first node.
-func (w *World) Deploy(spec bed.App) error {
-	if _, exists := w.apps[spec.Name]; exists {
-		return fmt.Errorf("application %q is deployed already", spec.Name)
+func (p *pod) Devices() workload.Devices { return p.devices }
+
+// Stop closes the devices and unpublishes and unstages the volumes; a pod
+// whose node went down has nothing left to stop.
+func (p *pod) Stop() error {
+	if p.node != nil {
+		apps.CloseDevices(p.devices)
+		p.world.unstage(p.node, p.volumes)
 	}
-	model, err := w.newModel(spec, spec.Name)
-	if err != nil {
-		return err
-	}
-	a := &app{spec: spec, model: model}
-	s := w.Site(spec.Site)
-	for _, v := range model.Volumes() {
-		resp, err := s.CSIController.CreateVolume(context.Background(), &csispec.CreateVolumeRequest{
-			Name:               spec.Name + "-" + v.Name,
-			CapacityRange:      &csispec.CapacityRange{RequiredBytes: int64(v.SizeBytes)},
-			VolumeCapabilities: []*csispec.VolumeCapability{blockCapability()},
-			Parameters:         map[string]string{"placeCount": strconv.Itoa(placeCount)},
-		})
-		if err != nil {
-			return fmt.Errorf("create volume %s: %w", v.Name, err)
-		}
-		a.volumes = append(a.volumes, appVolume{name: v.Name, handle: resp.GetVolume().GetVolumeId(), size: v.SizeBytes})
-	}
-	a.ramen = w.ramen.Add(spec.Name, handles(a.volumes))
-	w.apps[spec.Name] = a
-	w.appOrder = append(w.appOrder, spec.Name)
-	w.event(spec.Site, reports.EventAction, "deploy %s", spec.Name)
-	return w.start(a, s)
+	return nil
+}
+
+// podOf is the simulation's pod of a running or evicted application.
+func podOf(a *apps.App) *pod {
+	p, _ := a.Pod.(*pod)
+	return p
 }
 
 func blockCapability() *csispec.VolumeCapability {
@@ -100,61 +179,54 @@ func blockCapability() *csispec.VolumeCapability {
 	}
 }
 
-// start schedules the application's pod on the site's first node that is
-// up: stage and publish every volume (the kubelet retrying while the device
-// is not ready), open the devices, and let the application write.
-func (w *World) start(a *app, s *Site) error {
-	n := w.upNode(s.Name, nil)
-	if n == nil {
-		return fmt.Errorf("start %s on %s: no node is up", a.spec.Name, s.Name)
-	}
-	devices, err := w.stage(n, a.volumes)
-	if err != nil {
-		return err
-	}
-	a.site, a.node, a.devices = s.Name, n, devices
-	a.datasets = w.datasetsOf(n, a.volumes)
-	return nil
-}
-
-// stage stages and publishes volumes on a node and opens their devices,
-// retrying while the driver answers Unavailable, as the kubelet does.
-func (w *World) stage(n *Node, volumes []appVolume) (workload.Devices, error) {
+// stage stages and publishes volumes on a node and opens their devices:
+// with retry as the kubelet does, retrying each volume while the driver
+// answers an error for up to stageLimit; without, one attempt.
+func (w *World) stage(n *Node, volumes []apps.Volume, retry bool) (workload.Devices, error) {
 	devices := workload.Devices{}
 	for _, v := range volumes {
-		var lastErr error
-		staged := w.RunUntil(func() bool {
-			lastErr = w.stageOne(n, v)
-			return lastErr == nil
-		}, 5*time.Minute)
-		if !staged {
-			closeAll(devices)
-			return nil, fmt.Errorf("stage %s on %s: %w", v.name, n.Endpoint, lastErr)
-		}
-		ref, err := w.attachedMember(n, v.handle)
+		d, err := w.stageVolume(n, v, retry)
 		if err != nil {
-			closeAll(devices)
+			apps.CloseDevices(devices)
 			return nil, err
 		}
-		d, err := n.open("vol-" + string(ref))
-		if err != nil {
-			closeAll(devices)
-			return nil, fmt.Errorf("open %s on %s: %w", v.name, n.Endpoint, err)
-		}
-		devices[v.name] = d
+		devices[v.Name] = d
 	}
 	return devices, nil
 }
 
-func (w *World) stageOne(n *Node, v appVolume) error {
+func (w *World) stageVolume(n *Node, v apps.Volume, retry bool) (backend.Device, error) {
+	if retry {
+		var lastErr error
+		if !w.RunUntil(func() bool {
+			lastErr = w.stageOne(n, v)
+			return lastErr == nil
+		}, stageLimit) {
+			return nil, fmt.Errorf("stage %s on %s: %w", v.Name, n.Endpoint, lastErr)
+		}
+	} else if err := w.stageOne(n, v); err != nil {
+		return nil, err
+	}
+	ref, err := w.attachedMember(n, v.Handle)
+	if err != nil {
+		return nil, err
+	}
+	d, err := n.open("vol-" + ref)
+	if err != nil {
+		return nil, fmt.Errorf("open %s on %s: %w", v.Name, n.Endpoint, err)
+	}
+	return d, nil
+}
+
+func (w *World) stageOne(n *Node, v apps.Volume) error {
 	ctx := context.Background()
-	staging := "/var/lib/kubelet/plugins/baton/staging/" + v.handle
-	if _, err := n.CSI.NodeStageVolume(ctx, &csispec.NodeStageVolumeRequest{VolumeId: v.handle,
+	staging := "/var/lib/kubelet/plugins/baton/staging/" + v.Handle
+	if _, err := n.CSI.NodeStageVolume(ctx, &csispec.NodeStageVolumeRequest{VolumeId: v.Handle,
 		StagingTargetPath: staging, VolumeCapability: blockCapability()}); err != nil {
 		return err
 	}
-	_, err := n.CSI.NodePublishVolume(ctx, &csispec.NodePublishVolumeRequest{VolumeId: v.handle,
-		StagingTargetPath: staging, TargetPath: "/var/lib/kubelet/pods/app/volumes/" + v.handle,
+	_, err := n.CSI.NodePublishVolume(ctx, &csispec.NodePublishVolumeRequest{VolumeId: v.Handle,
+		StagingTargetPath: staging, TargetPath: "/var/lib/kubelet/pods/app/volumes/" + v.Handle,
 		VolumeCapability: blockCapability()})
 	return err
 }
@@ -175,75 +247,29 @@ func (w *World) attachedMember(n *Node, handle string) (string, error) {
 	return "", fmt.Errorf("no member of %s has its primary on %s", handle, n.Endpoint)
 }
 
-// stop deletes the application's pod where it runs: its writes end, its
-// devices close, its volumes are unpublished and unstaged.
-func (w *World) stop(a *app) {
-	if a.site == "" {
-		return
-	}
-	if a.node != nil {
-		closeAll(a.devices)
-		w.unstage(a.node, a.volumes)
-	}
-	a.site, a.node, a.devices, a.evicted, a.restartAt = "", nil, nil, nil, time.Time{}
-}
-
-func (w *World) unstage(n *Node, volumes []appVolume) {
+func (w *World) unstage(n *Node, volumes []apps.Volume) {
 	ctx := context.Background()
 	for _, v := range volumes {
-		staging := "/var/lib/kubelet/plugins/baton/staging/" + v.handle
-		n.CSI.NodeUnpublishVolume(ctx, &csispec.NodeUnpublishVolumeRequest{VolumeId: v.handle,
-			TargetPath: "/var/lib/kubelet/pods/app/volumes/" + v.handle})
-		n.CSI.NodeUnstageVolume(ctx, &csispec.NodeUnstageVolumeRequest{VolumeId: v.handle, StagingTargetPath: staging})
+		staging := "/var/lib/kubelet/plugins/baton/staging/" + v.Handle
+		n.CSI.NodeUnpublishVolume(ctx, &csispec.NodeUnpublishVolumeRequest{VolumeId: v.Handle,
+			TargetPath: "/var/lib/kubelet/pods/app/volumes/" + v.Handle})
+		n.CSI.NodeUnstageVolume(ctx, &csispec.NodeUnstageVolumeRequest{VolumeId: v.Handle, StagingTargetPath: staging})
 	}
 }
 
-func closeAll(devices workload.Devices) {
-	names := make([]string, 0, len(devices))
-	for name := range devices {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		devices[name].Close()
-	}
-}
-
-// step is one operation of every running application (and of every tail).
+// step is one operation of every running application (and of every tail),
+// once the pods that lost their node, moved or wait to restart had their
+// turn.
 func (w *World) step() {
 	w.loseCrashedPods()
 	w.reschedule()
 	w.checkPrimariesWritable()
-	for _, name := range w.appOrder {
-		a := w.apps[name]
-		if a.running() && !a.restartAt.IsZero() && !w.Sim.Now().Before(a.restartAt) {
+	for _, a := range w.apps.All() {
+		if p := podOf(a); a.Running() && !p.restartAt.IsZero() && !w.Sim.Now().Before(p.restartAt) {
 			w.restart(a)
 		}
-		if a.running() {
-			res, err := a.model.Step(w.Sim.Now(), a.devices)
-			switch {
-			case err == nil && res.Acknowledged:
-				w.writes[a.site]++
-			case err != nil && !errors.Is(err, workload.ErrStopped):
-				// The application runs where the hub made it primary: nothing
-				// in the DR machinery may fence it there.
-				w.refusedWrite(a, err)
-			}
-		}
-		if t := a.ramen.Tail; t != nil && t.Step(w.Sim.Now()) {
-			w.writes[t.Site]++
-		}
 	}
-}
-
-// Protect asks the application's site for Primary VolumeReplications and
-// waits until every volume shipped a first snapshot.
-func (w *World) Protect(name string) error {
-	a, err := w.app(name)
-	if err != nil {
-		return err
-	}
-	return w.ramen.Protect(a.ramen, a.site)
+	w.apps.Step()
 }
 
 // reconcileVRs is a round of the hub and every site's csi-addons
@@ -262,46 +288,6 @@ func (w *World) hubReaches(site string) bool {
 	return w.Net.Reachable(hubEndpoint, site) && w.Net.Reachable(site, hubEndpoint)
 }
 
-func handles(volumes []appVolume) []string {
-	out := make([]string, len(volumes))
-	for i, v := range volumes {
-		out[i] = v.handle
-	}
-	return out
-}
-
-func (w *World) app(name string) (*app, error) {
-	a, ok := w.apps[name]
-	if !ok {
-		return nil, fmt.Errorf("no application %q", name)
-	}
-	return a, nil
-}
-
-// Where tells on which site the application runs.
-func (w *World) Where(name string) (string, error) {
-	a, err := w.app(name)
-	if err != nil {
-		return "", err
-	}
-	if a.site == "" {
-		return "", fmt.Errorf("application %q is not running", name)
-	}
-	return a.site, nil
-}
-
-// Pod tells on which node the application's pod runs.
-func (w *World) Pod(name string) (string, error) {
-	a, err := w.app(name)
-	if err != nil {
-		return "", err
-	}
-	if a.node == nil {
-		return "", fmt.Errorf("application %q is not running", name)
-	}
-	return a.node.Name, nil
-}
-
 // Nodes lists a site's storage nodes.
 func (w *World) Nodes(site string) []string {
 	var out []string
@@ -309,19 +295,4 @@ func (w *World) Nodes(site string) []string {
 		out = append(out, n.Name)
 	}
 	return out
-}
-
-// Verify reads the application's volumes where it runs.
-func (w *World) Verify(name string) (workload.Verdict, error) {
-	a, err := w.app(name)
-	if err != nil {
-		return workload.Verdict{}, err
-	}
-	if a.site == "" {
-		return workload.Verdict{}, fmt.Errorf("application %q is not running", name)
-	}
-	if err := w.awaitPod(a); err != nil {
-		return workload.Verdict{}, err
-	}
-	return a.model.Verify(a.devices, w.Sim.Now()), nil
 }

@@ -9,13 +9,24 @@ import (
 	csispec "github.com/container-storage-interface/spec/lib/go/csi"
 
 	"github.com/baton-dr/baton/bed"
+	"github.com/baton-dr/baton/bed/apps"
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storage/core"
 	"github.com/baton-dr/baton/workload"
 )
 
-var _ bed.Bed = (*World)(nil)
+// The simulation offers every capability a bed may.
+var (
+	_ bed.Bed               = (*World)(nil)
+	_ bed.Driller           = (*World)(nil)
+	_ bed.StorageHub        = (*World)(nil)
+	_ bed.LinkDegrader      = (*World)(nil)
+	_ bed.NodeCrasher       = (*World)(nil)
+	_ bed.ControllerCrasher = (*World)(nil)
+	_ bed.PoolFiller        = (*World)(nil)
+	_ bed.APIFailer         = (*World)(nil)
+)
 
 // Name is the bed's name.
 func (w *World) Name() string { return "sim" }
@@ -32,38 +43,38 @@ func (w *World) Now() time.Time { return w.Sim.Now() }
 // writes, the newest ones missing: the RPO a fail-over would cost now), and
 // the bubbles are deleted -- replication is never touched.
 func (w *World) Drill(name, on string) (workload.Verdict, error) {
-	a, err := w.app(name)
+	a, err := w.apps.App(name)
 	if err != nil {
 		return workload.Verdict{}, err
 	}
 	s := w.Site(on)
 	w.event(on, reports.EventAction, "drill %s on %s", name, on)
-	var bubbles []appVolume
+	var bubbles []apps.Volume
 	var node *Node
-	for _, v := range a.volumes {
-		root, err := chain.ParseRef(v.handle)
+	for _, v := range a.Volumes {
+		root, err := chain.ParseRef(v.Handle)
 		if err != nil {
 			return workload.Verdict{}, err
 		}
-		bubble, err := s.Control.Drill(core.DrillRequest{Name: "drill-" + name + "-" + v.name, Root: root})
+		bubble, err := s.Control.Drill(core.DrillRequest{Name: "drill-" + name + "-" + v.Name, Root: root})
 		if err != nil {
-			return workload.Verdict{}, fmt.Errorf("drill %s on %s: %w", v.name, on, err)
+			return workload.Verdict{}, fmt.Errorf("drill %s on %s: %w", v.Name, on, err)
 		}
-		bubbles = append(bubbles, appVolume{name: v.name, handle: bubble.Ref.String(), size: v.size})
+		bubbles = append(bubbles, apps.Volume{Name: v.Name, Handle: bubble.Ref.String(), SizeBytes: v.SizeBytes})
 		if node == nil {
 			node = s.Node(bubble.Primary)
 		}
 	}
-	devices, err := w.stage(node, bubbles)
+	devices, err := w.stage(node, bubbles, true)
 	if err != nil {
 		return workload.Verdict{}, err
 	}
-	verdict := a.model.Verify(devices, w.Sim.Now())
-	closeAll(devices)
+	verdict := a.Model.Verify(devices, w.Sim.Now())
+	apps.CloseDevices(devices)
 	w.unstage(node, bubbles)
 	for _, b := range bubbles {
-		if _, err := s.CSIController.DeleteVolume(context.Background(), &csispec.DeleteVolumeRequest{VolumeId: b.handle}); err != nil {
-			return verdict, fmt.Errorf("drill cleanup of %s: %w", b.handle, err)
+		if _, err := s.CSIController.DeleteVolume(context.Background(), &csispec.DeleteVolumeRequest{VolumeId: b.Handle}); err != nil {
+			return verdict, fmt.Errorf("drill cleanup of %s: %w", b.Handle, err)
 		}
 	}
 	w.event(on, reports.EventAction, "drill %s on %s: %d acknowledged writes behind, RPO %s", name, on,

@@ -20,23 +20,26 @@ import (
 // csi-addons Replication services, at the endpoint "<site>/csi-controller".
 func (s *Site) csiController() string { return s.Name + "/csi-controller" }
 
-// newCSI builds the site's driver services.
+// newCSI builds the site's driver services, assembled as baton-csi
+// assembles them (csi.Assemble).
 func (s *Site) newCSI() {
-	clusters := func(from string) *csi.Clusters {
-		return &csi.Clusters{Dialer: dialer{world: s.world, from: from}, Default: s.clustersSecret()}
-	}
-	s.CSIController = &csi.Controller{Clusters: clusters(s.csiController()), Locks: &csi.Locks{}}
-	s.CSIReplication = &csi.Replication{Clusters: clusters(s.csiController()), Locks: &csi.Locks{}}
+	services := csi.Assemble(csi.Assembly{Clusters: s.clusters(s.csiController()), Controller: true})
+	s.CSIController, s.CSIReplication = services.Controller, services.Replication
 	for _, n := range s.Nodes {
 		s.newNodeCSI(n, newMounter())
 	}
 }
 
+// clusters opens the driver's requests from endpoint from: every request
+// names the site's clusters secret, as the operator writes it.
+func (s *Site) clusters(from string) *csi.Clusters {
+	return &csi.Clusters{Dialer: dialer{world: s.world, from: from}, Default: s.clustersSecret()}
+}
+
 // newNodeCSI starts a node's CSI node service over its mount table.
 func (s *Site) newNodeCSI(n *Node, mounts *mounter) {
-	clusters := &csi.Clusters{Dialer: dialer{world: s.world, from: n.Endpoint}, Default: s.clustersSecret()}
-	n.CSI = &csi.Node{Clusters: clusters, Locks: &csi.Locks{}, NodeID: n.Name, Site: s.Name,
-		Devices: devices{node: n}, Mounter: mounts}
+	n.CSI = csi.Assemble(csi.Assembly{Clusters: s.clusters(n.Endpoint),
+		Node: &csi.NodeAssembly{ID: n.Name, Site: s.Name, Devices: devices{node: n}, Mounter: mounts}}).Node
 }
 
 // rebootCSI restarts a node's CSI node service after the node rebooted: no

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/baton-dr/baton/bed/apps"
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/workload"
 )
@@ -44,46 +45,48 @@ const restartBackoff = 10 * time.Second
 // a failed fsync: it stops, its operation unacknowledged, and its pod starts
 // it again later over what the volume holds. Anywhere else the refusal is a
 // violation: nothing in the DR machinery may fence the primary.
-func (w *World) refusedWrite(a *app, err error) {
-	if a.node.Pool.Filled() {
-		w.event(a.site, reports.EventDiskFull, "%s on %s: a write failed on the full pool, it stops: %v",
-			a.spec.Name, a.node.Endpoint, err)
-		a.restartAt = w.Sim.Now().Add(restartBackoff)
+func (w *World) refusedWrite(a *apps.App, err error) {
+	p := podOf(a)
+	if p.node.Pool.Filled() {
+		w.event(a.Site, reports.EventDiskFull, "%s on %s: a write failed on the full pool, it stops: %v",
+			a.Spec.Name, p.node.Endpoint, err)
+		p.restartAt = w.Sim.Now().Add(restartBackoff)
 		return
 	}
 	w.violate("application: the primary refused a write", fmt.Sprintf(
-		"%s on %s (%s): %v", a.spec.Name, a.site, a.node.Endpoint, err))
+		"%s on %s (%s): %v", a.Spec.Name, a.Site, p.node.Endpoint, err))
 }
 
 // restart starts a stopped application again where it runs: it recovers from
 // what its volumes hold, which must be consistent and hold every write it
 // acknowledged (only the refused operation may be lost), and goes on from
 // there. A pool still full stops it again at its next write that needs space.
-func (w *World) restart(a *app) {
-	a.restartAt = time.Time{}
-	if err := readable(a.devices); err != nil {
+func (w *World) restart(a *apps.App) {
+	p := podOf(a)
+	p.restartAt = time.Time{}
+	if err := readable(p.devices); err != nil {
 		// Its volume's only UpToDate disk is detached (DRBD fails every
 		// read): the application cannot start, and its pod tries again.
 		// Nothing is judged lost until it can read its data.
-		w.event(a.site, reports.EventDiskFull, "%s on %s cannot start: %v", a.spec.Name, a.node.Endpoint, err)
-		a.restartAt = w.Sim.Now().Add(restartBackoff)
+		w.event(a.Site, reports.EventDiskFull, "%s on %s cannot start: %v", a.Spec.Name, p.node.Endpoint, err)
+		p.restartAt = w.Sim.Now().Add(restartBackoff)
 		return
 	}
-	verdict := a.model.Verify(a.devices, w.Sim.Now())
+	verdict := a.Model.Verify(p.devices, w.Sim.Now())
 	if !verdict.Consistent() {
 		w.violate("volume: inconsistent after a failed write", fmt.Sprintf("%s on %s: %s",
-			a.spec.Name, a.node.Endpoint, verdict.String()))
+			a.Spec.Name, p.node.Endpoint, verdict.String()))
 		return
 	}
 	if lost := verdict.LostAcknowledged(); lost > 0 {
 		w.violate("volume: a failed write lost acknowledged writes", fmt.Sprintf(
-			"%s on %s restarted after a failed write without %d acknowledged writes", a.spec.Name, a.node.Endpoint, lost))
+			"%s on %s restarted after a failed write without %d acknowledged writes", a.Spec.Name, p.node.Endpoint, lost))
 	}
-	if err := a.model.Resume(verdict); err != nil {
+	if err := a.Model.Resume(verdict); err != nil {
 		w.violate("application: cannot resume after a failed write", err.Error())
 		return
 	}
-	w.event(a.site, reports.EventAction, "%s restarts on %s", a.spec.Name, a.node.Endpoint)
+	w.event(a.Site, reports.EventAction, "%s restarts on %s", a.Spec.Name, p.node.Endpoint)
 }
 
 // readable reads the first block of each of an application's volumes, in

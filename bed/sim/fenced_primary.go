@@ -1,6 +1,10 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/baton-dr/baton/bed/apps"
+)
 
 // checkPrimariesWritable holds the rule that nothing in the DR machinery
 // fences the primary: while an application runs, no replica of the members it
@@ -10,14 +14,14 @@ import "fmt"
 // the others -- so the rule is checked on the pools themselves, at every
 // step of the applications (a fence can last a reconcile or two).
 func (w *World) checkPrimariesWritable() {
-	for _, name := range w.appOrder {
-		a := w.apps[name]
-		if !a.running() {
+	for _, a := range w.apps.All() {
+		if !a.Running() {
 			continue
 		}
-		for i, dataset := range a.datasets {
-			v := a.volumes[i]
-			for _, n := range w.Site(a.site).Nodes {
+		p := podOf(a)
+		for i, dataset := range p.datasets {
+			v := a.Volumes[i]
+			for _, n := range w.Site(a.Site).Nodes {
 				info, err := n.Pool.Volume(dataset)
 				if err != nil || !info.ReadOnly {
 					continue
@@ -28,17 +32,17 @@ func (w *World) checkPrimariesWritable() {
 				}
 				w.reported[key] = true
 				w.violate("application: its primary is fenced", fmt.Sprintf(
-					"%s writes %s (%s) on %s, whose replica on %s is read-only", a.spec.Name, v.name, dataset, a.node.Endpoint, n.Endpoint))
+					"%s writes %s (%s) on %s, whose replica on %s is read-only", a.Spec.Name, v.Name, dataset, p.node.Endpoint, n.Endpoint))
 			}
 		}
 	}
 }
 
 // datasetsOf finds the pool volumes of the members a pod on n attached.
-func (w *World) datasetsOf(n *Node, volumes []appVolume) []string {
+func (w *World) datasetsOf(n *Node, volumes []apps.Volume) []string {
 	var out []string
 	for _, v := range volumes {
-		member, err := w.attachedMember(n, v.handle)
+		member, err := w.attachedMember(n, v.Handle)
 		if err != nil {
 			return nil
 		}

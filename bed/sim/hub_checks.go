@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -209,7 +211,7 @@ func (c *hubChecks) checkDiscovery(key types.NamespacedName, request *v1.Storage
 	if run, ok := runs[discovery]; ok && run != request.Status.Run {
 		c.violate(invariantNewRun, fmt.Sprintf("%s: the discovery %s ran as %s and now as %s", key, discovery, run, request.Status.Run))
 	}
-	for _, other := range sortedKeys(runs) {
+	for _, other := range slices.Sorted(maps.Keys(runs)) {
 		if runs[other] == request.Status.Run && other != discovery {
 			c.violate(invariantNewRun, fmt.Sprintf("%s: the discovery changed from %s to %s and kept the run %s", key, other, discovery, runs[other]))
 		}

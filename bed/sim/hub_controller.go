@@ -4,9 +4,10 @@ import (
 	"context"
 	"time"
 
-	simworld "github.com/baton-dr/baton/sim"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	simworld "github.com/baton-dr/baton/sim"
 )
 
 // watchDelay is how long a write takes to reach a controller's watch.

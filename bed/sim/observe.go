@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -38,7 +39,7 @@ func simEpoch(w *World) time.Time { return w.Sim.Now().Add(-w.Sim.Elapsed()) }
 // observe10s runs the continuous checks and batches the timeline's writes.
 func (w *World) observeTick() {
 	defer w.unfaulted()()
-	for _, site := range sortedKeys(w.writes) {
+	for _, site := range slices.Sorted(maps.Keys(w.writes)) {
 		if n := w.writes[site]; n > 0 {
 			w.timeline = append(w.timeline, reports.Event{At: w.Sim.Now(), Site: site, Kind: reports.EventWrite,
 				Detail: fmt.Sprintf("%d acknowledged operations", n)})
@@ -174,11 +175,10 @@ func (w *World) takenAt(guid string) (time.Time, bool) {
 
 // modelOf finds the application and the volume name a chain serves.
 func (w *World) modelOf(root chain.Ref) (workload.Workload, string, bool) {
-	for _, name := range w.appOrder {
-		a := w.apps[name]
-		for _, v := range a.volumes {
-			if v.handle == root.String() {
-				return a.model, v.name, true
+	for _, a := range w.apps.All() {
+		for _, v := range a.Volumes {
+			if v.Handle == root.String() {
+				return a.Model, v.Name, true
 			}
 		}
 	}
@@ -232,15 +232,6 @@ func (w *World) Timeline() []reports.Event { return slices.Clone(w.timeline) }
 
 // Syncs are the shipments completed so far.
 func (w *World) Syncs() []reports.Sync { return slices.Clone(w.syncs) }
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
 
 func sortedRefs[V any](m map[chain.Ref]V) []chain.Ref {
 	refs := make([]chain.Ref, 0, len(m))

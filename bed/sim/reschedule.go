@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/baton-dr/baton/bed/apps"
 	"github.com/baton-dr/baton/reports"
-	"github.com/baton-dr/baton/workload"
 )
 
 // A pod whose node crashed. Kubernetes does not start a StatefulSet's pod
@@ -34,21 +34,18 @@ type eviction struct {
 	to *Node
 }
 
-// running reports whether the application's pod runs and can write.
-func (a *app) running() bool { return a.node != nil && a.devices != nil }
-
 // loseCrashedPods notices the pods whose node went down under them: the
 // application process dies with the node, its devices are gone.
 func (w *World) loseCrashedPods() {
-	for _, name := range w.appOrder {
-		a := w.apps[name]
-		if a.node == nil || a.node.Up {
+	for _, a := range w.apps.All() {
+		p := podOf(a)
+		if p == nil || p.node == nil || p.node.Up {
 			continue
 		}
-		w.event(a.site, reports.EventFault, "%s's pod is lost with %s", a.spec.Name, a.node.Endpoint)
-		closeAll(a.devices)
-		a.evicted = &eviction{from: a.node, since: w.Sim.Now()}
-		a.node, a.devices = nil, nil
+		w.event(a.Site, reports.EventFault, "%s's pod is lost with %s", a.Spec.Name, p.node.Endpoint)
+		apps.CloseDevices(p.devices)
+		p.evicted = &eviction{from: p.node, since: w.Sim.Now()}
+		p.node, p.devices = nil, nil
 	}
 }
 
@@ -56,29 +53,28 @@ func (w *World) loseCrashedPods() {
 // passed, and tries to stage its volumes there. When every volume is staged
 // the application starts and what it finds is judged.
 func (w *World) reschedule() {
-	for _, name := range w.appOrder {
-		a := w.apps[name]
-		e := a.evicted
-		if e == nil || w.Sim.Now().Before(e.since.Add(podEvictionDelay)) {
+	for _, a := range w.apps.All() {
+		p := podOf(a)
+		if p == nil || p.evicted == nil || w.Sim.Now().Before(p.evicted.since.Add(podEvictionDelay)) {
 			continue
 		}
+		e := p.evicted
 		if e.to != nil && !e.to.Up {
 			e.from, e.since, e.to = e.to, w.Sim.Now(), nil
 			continue
 		}
 		if e.to == nil {
-			w.Site(a.site).taint(e.from.Name, !e.from.Up)
-			if e.to = w.upNode(a.site, e.from); e.to == nil {
+			w.Site(a.Site).taint(e.from.Name, !e.from.Up)
+			if e.to = w.upNode(a.Site, e.from); e.to == nil {
 				continue
 			}
-			w.event(a.site, reports.EventAction, "%s's pod is scheduled on %s", a.spec.Name, e.to.Endpoint)
+			w.event(a.Site, reports.EventAction, "%s's pod is scheduled on %s", a.Spec.Name, e.to.Endpoint)
 		}
-		devices, err := w.stageNow(e.to, a.volumes)
+		devices, err := w.stage(e.to, a.Volumes, false)
 		if err != nil {
 			continue // the kubelet retries
 		}
-		a.node, a.devices, a.evicted, a.restartAt = e.to, devices, nil, time.Time{}
-		a.datasets = w.datasetsOf(e.to, a.volumes)
+		a.Pod = w.podOn(e.to, a.Volumes, devices)
 		w.resumeOn(a, e)
 	}
 }
@@ -98,61 +94,26 @@ func (w *World) upNode(site string, avoid *Node) *Node {
 	return fallback
 }
 
-// stageNow makes one attempt at staging and opening every volume on n.
-func (w *World) stageNow(n *Node, volumes []appVolume) (workload.Devices, error) {
-	devices := workload.Devices{}
-	for _, v := range volumes {
-		if err := w.stageOne(n, v); err != nil {
-			closeAll(devices)
-			return nil, err
-		}
-		ref, err := w.attachedMember(n, v.handle)
-		if err != nil {
-			closeAll(devices)
-			return nil, err
-		}
-		d, err := n.open("vol-" + ref)
-		if err != nil {
-			closeAll(devices)
-			return nil, err
-		}
-		devices[v.name] = d
-	}
-	return devices, nil
-}
-
 // resumeOn verifies the application where its pod came back and lets it go
 // on from what survived. Losing an acknowledged write here is a violation:
 // the site's other replica had every one of them.
-func (w *World) resumeOn(a *app, e *eviction) {
-	verdict := a.model.Verify(a.devices, w.Sim.Now())
-	w.event(a.site, reports.EventRole, "%s runs on %s, %s after %s went down: %d acknowledged writes lost",
-		a.spec.Name, a.node.Endpoint, w.Sim.Now().Sub(e.since), e.from.Endpoint, verdict.LostAcknowledged())
+func (w *World) resumeOn(a *apps.App, e *eviction) {
+	node := podOf(a).node
+	verdict := a.Model.Verify(a.Pod.Devices(), w.Sim.Now())
+	w.event(a.Site, reports.EventRole, "%s runs on %s, %s after %s went down: %d acknowledged writes lost",
+		a.Spec.Name, node.Endpoint, w.Sim.Now().Sub(e.since), e.from.Endpoint, verdict.LostAcknowledged())
 	if verdict.LostAcknowledged() > 0 {
 		w.violate("volume: a node crash lost acknowledged writes", fmt.Sprintf(
-			"%s moved from %s to %s and lost %d acknowledged writes", a.spec.Name, e.from.Endpoint,
-			a.node.Endpoint, verdict.LostAcknowledged()))
+			"%s moved from %s to %s and lost %d acknowledged writes", a.Spec.Name, e.from.Endpoint,
+			node.Endpoint, verdict.LostAcknowledged()))
 	}
 	if !verdict.Consistent() {
 		w.violate("volume: inconsistent after a node crash", fmt.Sprintf("%s on %s: %s",
-			a.spec.Name, a.node.Endpoint, verdict.String()))
+			a.Spec.Name, node.Endpoint, verdict.String()))
 		return
 	}
-	if err := a.model.Resume(verdict); err != nil {
+	if err := a.Model.Resume(verdict); err != nil {
 		w.violate("application: cannot resume after a node crash", fmt.Sprintf("%s on %s: %v",
-			a.spec.Name, a.node.Endpoint, err))
+			a.Spec.Name, node.Endpoint, err))
 	}
-}
-
-// awaitPod runs the world until the application's pod runs again, when a
-// crash took it down; it is a no-op when the pod runs.
-func (w *World) awaitPod(a *app) error {
-	if a.evicted == nil {
-		return nil
-	}
-	if !w.RunUntil(a.running, actionLimit) {
-		return fmt.Errorf("%s's pod lost with %s did not run again within %s", a.spec.Name,
-			a.evicted.from.Endpoint, actionLimit)
-	}
-	return nil
 }

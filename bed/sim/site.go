@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	v1 "github.com/baton-dr/baton/api/v1alpha1"
+	sitecontroller "github.com/baton-dr/baton/controllers/site"
 	"github.com/baton-dr/baton/csi"
 	"github.com/baton-dr/baton/node/agent"
 	"github.com/baton-dr/baton/sim/drbd"
@@ -84,13 +87,15 @@ func newSite(w *World, name string, cluster chain.ClusterID) (*Site, error) {
 		s.objects = objects.client(operatorManager)
 	}
 	ids, tokenKey := w.Sim.Rand("ids/"+name), w.Sim.Rand("tokens/"+name).Uint64()
-	control, err := core.New(core.Config{Cluster: cluster, Interval: w.options.ReplicationInterval, Retention: 3,
+	layout := v1.StorageLayout{ReplicationInterval: metav1.Duration{Duration: w.options.ReplicationInterval}}
+	control, err := sitecontroller.NewCore(cluster, layout, sitecontroller.CoreParts{Store: s.Store,
+		Peers: storageapi.Peers{Clusters: s.peers}, Clock: w.Sim,
 		NewVolumeID: func() chain.VolumeID {
 			return chain.VolumeID(fmt.Sprintf("%08x-%04x-4%03x-8%03x-%012x", ids.Uint32(), ids.Uint32()&0xffff,
 				ids.Uint32()&0xfff, ids.Uint32()&0xfff, ids.Uint64()&0xffffffffffff))
 		},
 		ReplicaToken: func(source chain.Ref) string { return fmt.Sprintf("%016x-%s", tokenKey, source) },
-	}, s.Store, storageapi.Peers{Clusters: s.peers}, w.Sim)
+	})
 	if err != nil {
 		return nil, err
 	}

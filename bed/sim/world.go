@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/baton-dr/baton/bed/apps"
 	"github.com/baton-dr/baton/bed/ramen"
 	"github.com/baton-dr/baton/reports"
 	simworld "github.com/baton-dr/baton/sim"
@@ -73,8 +74,10 @@ type World struct {
 	// ramen is Ramen's hub and the sites' csi-addons controllers.
 	ramen *ramen.Driver
 
-	apps       map[string]*app
-	appOrder   []string
+	// apps are the applications (bed/apps over platform{w}); they answer
+	// the Bed's Deploy, Protect, Failover, Relocate, Verify, Where and Pod.
+	apps *apps.Apps
+	apps.Moves
 	writes     map[string]int // acknowledged operations per site since the last look
 	timeline   []reports.Event
 	violations []reports.Violation
@@ -102,11 +105,13 @@ func New(options Options) (*World, error) {
 		worldOptions = append([]simworld.Option{simworld.WithScenario(options.Scenario)}, worldOptions...)
 	}
 	w := &World{options: options, Sim: simworld.NewWorld(options.Seed, worldOptions...), checker: chain.NewChecker(),
-		apps: map[string]*app{}, writes: map[string]int{}, reported: map[string]bool{}, synced: map[string]bool{},
+		writes: map[string]int{}, reported: map[string]bool{}, synced: map[string]bool{},
 		shippedAt: map[chain.Ref]time.Time{}, apiFaults: map[string]*apiFault{}}
 	w.Net = network.New(w.Sim, network.LinkOptions{Latency: 200 * time.Microsecond})
 	w.ramen = &ramen.Driver{Sites: SiteNames, Reaches: w.hubReaches, Until: w.RunUntil, Limit: actionLimit,
 		Event: w.event, Violate: w.violate}
+	w.apps = apps.New(apps.Config{Platform: platform{w}, Ramen: w.ramen, Sites: SiteNames, Limit: actionLimit})
+	w.Moves = w.apps
 	w.Net.SetLinkBoth(SiteNames[0], SiteNames[1], options.SiteLink)
 	for i, name := range SiteNames {
 		s, err := newSite(w, name, clusterID(i))

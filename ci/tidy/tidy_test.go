@@ -25,6 +25,15 @@ type rule struct {
 	noGo    bool     // no go statements
 }
 
+// wallClock are the calls that read or wait on the wall clock;
+// globalRandomness those that draw from the process's unseeded source.
+var (
+	wallClock = []string{"time.Now", "time.Sleep", "time.After", "time.AfterFunc", "time.Tick",
+		"time.NewTimer", "time.NewTicker", "time.Since", "time.Until"}
+	globalRandomness = []string{"rand.Int", "rand.IntN", "rand.Int64", "rand.Uint64", "rand.Uint32", "rand.Float64",
+		"rand.Perm", "rand.Shuffle", "rand.N"}
+)
+
 var rules = []rule{
 	{
 		dir: "storage",
@@ -34,27 +43,23 @@ var rules = []rule{
 			module + "api/", module + "controllers/", module + "csi/", module + "node/", module + "sim/",
 			module + "bed/", module + "scenarios/", module + "reports/", module + "cmd/",
 			module + "storageapi", module + "workload", module + "sweep"},
-		calls: []string{"time.Now", "time.Sleep", "time.After", "time.AfterFunc", "time.Tick",
-			"time.NewTimer", "time.NewTicker", "time.Since", "time.Until"},
-		noGo: true,
+		calls: wallClock,
+		noGo:  true,
 	},
 	{
 		dir: "sim",
 		why: "the simulation is replayable from its seed: one goroutine, simulated time, seeded randomness, no I/O",
 		imports: []string{"os", "os/", "net", "net/", "syscall", "math/rand", "crypto/rand", "unsafe",
 			module + "controllers/", module + "csi/", module + "bed/", module + "scenarios/", module + "cmd/"},
-		calls: []string{"time.Now", "time.Sleep", "time.After", "time.AfterFunc", "time.Tick",
-			"time.NewTimer", "time.NewTicker", "time.Since", "time.Until",
-			"rand.Int", "rand.IntN", "rand.Int64", "rand.Uint64", "rand.Uint32", "rand.Float64", "rand.Perm", "rand.Shuffle", "rand.N"},
-		noGo: true,
+		calls: append(wallClock, globalRandomness...),
+		noGo:  true,
 	},
 	{
 		dir:     "bed/sim",
 		why:     "the simulation bed runs the production logic inside the deterministic world: one goroutine, simulated time, no I/O",
 		imports: []string{"os", "os/", "net", "net/", "syscall", "math/rand", "crypto/rand", "unsafe"},
-		calls: []string{"time.Now", "time.Sleep", "time.After", "time.AfterFunc", "time.Tick",
-			"time.NewTimer", "time.NewTicker", "time.Since", "time.Until"},
-		noGo: true,
+		calls:   wallClock,
+		noGo:    true,
 	},
 	{
 		dir: "workload",
@@ -62,10 +67,8 @@ var rules = []rule{
 		imports: []string{"os", "os/", "net", "net/", "syscall", "math/rand", "crypto/rand", "unsafe",
 			"k8s.io/", "sigs.k8s.io/", module + "sim/", module + "bed", module + "bed/", module + "scenarios",
 			module + "sweep", module + "cmd/"},
-		calls: []string{"time.Now", "time.Sleep", "time.After", "time.AfterFunc", "time.Tick",
-			"time.NewTimer", "time.NewTicker", "time.Since", "time.Until",
-			"rand.Int", "rand.IntN", "rand.Int64", "rand.Uint64", "rand.Uint32", "rand.Float64", "rand.Perm", "rand.Shuffle", "rand.N"},
-		noGo: true,
+		calls: append(wallClock, globalRandomness...),
+		noGo:  true,
 	},
 	{
 		dir: "scenarios",
@@ -77,6 +80,14 @@ var rules = []rule{
 		dir:     "bed",
 		why:     "a bed assembles a world for the scenarios; it never imports them or the drivers that run them",
 		imports: []string{module + "scenarios", module + "scenarios/", module + "sweep", module + "cmd/"},
+	},
+	{
+		dir: "bed/apps",
+		why: "the applications' logic is every bed's: it asks its Platform for time and volumes, never a bed's implementation, the wall clock or a goroutine",
+		imports: []string{module + "bed/sim", module + "bed/local", module + "bed/real", module + "sim", module + "sim/",
+			module + "node/", module + "controllers/", module + "csi", module + "storageapi", "os", "os/", "net", "net/"},
+		calls: wallClock,
+		noGo:  true,
 	},
 	{
 		dir:     "csi",

@@ -22,7 +22,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -41,6 +40,7 @@ import (
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
 	"github.com/baton-dr/baton/bed/controlplane"
 	site "github.com/baton-dr/baton/controllers/site"
+	"github.com/baton-dr/baton/internal/syncio"
 	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storageapi"
 )
@@ -115,7 +115,7 @@ func TestTheOperatorRunsOnARealAPIServer(t *testing.T) {
 	}
 
 	operatorCtx, stop := context.WithCancel(ctx)
-	var logs syncBuffer
+	var logs syncio.Buffer
 	done := make(chan error, 1)
 	go func() {
 		done <- run(operatorCtx, []string{"--kubeconfig", kubeconfig, "--namespace", namespace, "--leader-elect=true",
@@ -375,23 +375,6 @@ func eventually(t *testing.T, ctx context.Context, what string, check func() err
 	if err != nil {
 		t.Fatalf("%s: never happened (last: %v)", what, last)
 	}
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 func repositoryRoot() string {

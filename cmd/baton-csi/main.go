@@ -150,20 +150,13 @@ func build(o options) (csi.Services, error) {
 		}
 		clusters.Default = &config
 	}
-	controller := o.mode != "node"
-	s := csi.Services{Identity: &csi.Identity{Name: o.driverName, Version: version(), Controller: controller}}
-	if controller {
-		locks := &csi.Locks{}
-		s.Controller = &csi.Controller{Clusters: clusters, Locks: locks}
-		s.Replication = &csi.Replication{Clusters: clusters, Locks: locks}
-		s.AddonsIdentity = &csi.AddonsIdentity{Name: o.driverName, Version: version()}
-	}
+	assembly := csi.Assembly{Name: o.driverName, Version: version(), Clusters: clusters, Controller: o.mode != "node"}
 	if o.mode != "controller" {
 		var devices csi.Devices = csi.DRBDDevices{Dir: o.deviceDir}
 		if o.devices == "links" {
 			devices = csi.LinkDevices{Dir: o.deviceDir}
 		}
-		s.Node = &csi.Node{Clusters: clusters, Locks: &csi.Locks{}, NodeID: o.nodeID, Site: o.site, Devices: devices, Mounter: csi.OSMounter{}}
+		assembly.Node = &csi.NodeAssembly{ID: o.nodeID, Site: o.site, Devices: devices, Mounter: csi.OSMounter{}}
 	}
-	return s, nil
+	return csi.Assemble(assembly), nil
 }

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	goruntime "runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -33,6 +32,7 @@ import (
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
 	"github.com/baton-dr/baton/bed/controlplane"
 	"github.com/baton-dr/baton/controllers/hub"
+	"github.com/baton-dr/baton/internal/syncio"
 )
 
 func TestHelpNamesEveryFlagAndExitsZero(t *testing.T) {
@@ -142,24 +142,6 @@ func serviceAccountKubeconfig(t *testing.T, config *rest.Config) string {
 	return path
 }
 
-// lockedBuffer collects the command's log while the test reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // TestTheHubRunsOnARealAPIServerWithItsOwnRBAC starts baton-hub as its
 // service account, bound to deploy/hub's roles, with leader election: a
 // request gets its work and its finalizer, and the site's answer (the work
@@ -192,7 +174,7 @@ func TestTheHubRunsOnARealAPIServerWithItsOwnRBAC(t *testing.T) {
 		}
 	}
 
-	logs := &lockedBuffer{}
+	logs := &syncio.Buffer{}
 	done := make(chan int, 1)
 	runCtx, stop := context.WithCancel(ctx)
 	go func() {
@@ -251,7 +233,7 @@ func TestTheHubRunsOnARealAPIServerWithItsOwnRBAC(t *testing.T) {
 
 // poll waits for an eventual state of a controller running in its own
 // goroutines, bounded well above what it needs.
-func poll(t *testing.T, ctx context.Context, logs *lockedBuffer, what string, check func() bool) {
+func poll(t *testing.T, ctx context.Context, logs *syncio.Buffer, what string, check func() bool) {
 	t.Helper()
 	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
 		return check(), nil

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -31,8 +30,8 @@ import (
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
 	sitecontroller "github.com/baton-dr/baton/controllers/site"
-	"github.com/baton-dr/baton/node/exec"
-	"github.com/baton-dr/baton/node/loop"
+	"github.com/baton-dr/baton/internal/syncio"
+	"github.com/baton-dr/baton/node/leftovers"
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storage/core"
@@ -168,26 +167,9 @@ func (s *apiSite) node(name string) (core.Node, bool) {
 // agentProcess is baton-node running as its own process.
 type agentProcess struct {
 	cmd     *osexec.Cmd
-	logs    *lockedBuffer
+	logs    *syncio.Buffer
 	metrics string // the /metrics URL
 	exited  chan error
-}
-
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // freePort finds a loopback port nobody listens on (the agent needs it in
@@ -235,7 +217,7 @@ func (b *bed) start(t *testing.T) *agentProcess {
 	t.Helper()
 	certFile, keyFile, _ := b.ca.issue(t, b.dir, "stream-"+freePort(t))
 	streamPort, metricsPort := freePort(t), freePort(t)
-	p := &agentProcess{logs: &lockedBuffer{}, metrics: "http://127.0.0.1:" + metricsPort + "/metrics", exited: make(chan error, 1)}
+	p := &agentProcess{logs: &syncio.Buffer{}, metrics: "http://127.0.0.1:" + metricsPort + "/metrics", exited: make(chan error, 1)}
 	p.cmd = osexec.Command(os.Args[0], "--node", "n1", "--secret-file", b.secretFile, "--ca-file", b.ca.file,
 		"--backend", "btrfs", "--pool-dir", b.poolDir, "--pool-size-bytes", strconv.Itoa(1<<30), "--device-dir", b.deviceDir,
 		"--stream-address", "127.0.0.1:"+streamPort, "--advertise-address", "127.0.0.1:"+streamPort,
@@ -459,47 +441,27 @@ func scrape(t *testing.T, url string) string {
 // loopsUnder lists the loop devices whose backing file is under dir.
 func loopsUnder(t *testing.T, dir string) []string {
 	t.Helper()
-	devices, err := loop.Losetup{Cmder: exec.Local{}}.List(context.Background())
+	loops, err := leftovers.Loops(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
-	for _, d := range devices {
-		if strings.HasPrefix(d.BackFile, dir+"/") {
-			out = append(out, d.Name)
-		}
-	}
-	slices.Sort(out)
-	return out
+	return loops
 }
 
 // mountsUnder lists the mount points under dir, deepest last.
 func mountsUnder(t *testing.T, dir string) []string {
 	t.Helper()
-	data, err := os.ReadFile("/proc/mounts")
+	mounts, err := leftovers.Mounts(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
-	for _, line := range strings.Split(string(data), "\n") {
-		if fields := strings.Fields(line); len(fields) > 1 && strings.HasPrefix(fields[1], dir+"/") {
-			out = append(out, fields[1])
-		}
-	}
-	return out
+	return mounts
 }
 
 // scrub unmounts and detaches whatever a failed test left under dir, so one
 // failure does not leak into the machine.
-// The loop devices are listed first: once the pool is unmounted, losetup
-// shows its volumes' files by paths no longer under dir.
 func scrub(t *testing.T, dir string) {
-	loops := loopsUnder(t, dir)
-	mounts := mountsUnder(t, dir)
-	for i := len(mounts) - 1; i >= 0; i-- {
-		osexec.Command("umount", "-l", mounts[i]).Run()
-	}
-	for i := len(loops) - 1; i >= 0; i-- {
-		osexec.Command("losetup", "--detach", loops[i]).Run()
+	if _, _, err := leftovers.Scrub(context.Background(), dir); err != nil {
+		t.Log(err)
 	}
 }

@@ -56,7 +56,7 @@ func newScenarioRunCommand() *cobra.Command {
 				}
 				switch bedName {
 				case "local":
-					if err := local.Supports(name); err != nil {
+					if err := localRuns(sc); err != nil {
 						return err
 					}
 				case "real":
@@ -184,11 +184,7 @@ func newScenarioLackingCommand() *cobra.Command {
 		Short: "say in one line which scenarios the local bed does not run yet, and why; exit 1 if any",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var names []string
-			for _, sc := range scenarios.Catalogue() {
-				names = append(names, sc.Name)
-			}
-			if lacking := local.Lacking(names); lacking != "" {
+			if lacking := localLacking(scenarios.Catalogue()); lacking != "" {
 				return fmt.Errorf("not on the local bed yet: %s", lacking)
 			}
 			return nil

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,6 +29,7 @@ import (
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
 	"github.com/baton-dr/baton/bed/controlplane"
+	"github.com/baton-dr/baton/internal/syncio"
 )
 
 // The end-to-end test runs the hub on one real API server and a site on
@@ -81,28 +81,6 @@ func freePort(t *testing.T) int {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
-}
-
-// syncBuffer is the agent's log, written by its process and read by the test.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) tail() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	s := b.buf.String()
-	if len(s) > 4000 {
-		s = s[len(s)-4000:]
-	}
-	return s
 }
 
 func startControlPlane(t *testing.T, crds ...string) *rest.Config {
@@ -159,7 +137,7 @@ func TestEndToEndWithTheOCMWorkAgent(t *testing.T) {
 	// The work agent, as a klusterlet runs it: the hub's kubeconfig for the
 	// site's namespace, the site's for applying.
 	hubKubeconfig, siteKubeconfig := writeKubeconfig(t, hubREST, "hub"), writeKubeconfig(t, siteREST, "site")
-	agentLog := &syncBuffer{}
+	agentLog := &syncio.Buffer{}
 	agent := exec.CommandContext(ctx, agentBinary, "agent",
 		"--spoke-cluster-name="+siteA, "--workload-source-config="+hubKubeconfig, "--hub-kubeconfig="+hubKubeconfig,
 		"--kubeconfig="+siteKubeconfig, "--namespace=open-cluster-management-agent", "--disable-leader-election",
@@ -212,7 +190,7 @@ func TestEndToEndWithTheOCMWorkAgent(t *testing.T) {
 		})
 		if err != nil {
 			t.Fatalf("%s: %v; request %s %s\nthe agent's log:\n%s", what, err, request.Status.Phase,
-				conditionSummary(request.Status.Conditions), agentLog.tail())
+				conditionSummary(request.Status.Conditions), agentLog.Tail(4000))
 		}
 	}
 
@@ -323,5 +301,5 @@ func TestEndToEndWithTheOCMWorkAgent(t *testing.T) {
 		err := siteClient.Get(ctx, client.ObjectKey{Namespace: siteNS, Name: drillName}, siteDrill)
 		return apierrors.IsNotFound(err) || (err == nil && siteDrill.DeletionTimestamp != nil)
 	})
-	t.Logf("the agent's log (tail):\n%s", agentLog.tail())
+	t.Logf("the agent's log (tail):\n%s", agentLog.Tail(4000))
 }

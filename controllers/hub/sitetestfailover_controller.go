@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	workv1 "open-cluster-management.io/api/work/v1"
@@ -12,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
+	"github.com/baton-dr/baton/controllers/conditions"
 	viewv1beta1 "github.com/baton-dr/baton/controllers/hub/view/v1beta1"
 )
 
@@ -62,7 +64,7 @@ func (r *SiteTestFailoverReconciler) Reconcile(ctx context.Context, req ctrl.Req
 			return ctrl.Result{}, err
 		}
 	}
-	plan.status.Conditions = mergeConditions(request.Status.Conditions, request.Generation, plan.status.Conditions, testFailoverConditions)
+	plan.status.Conditions = conditions.Merged(request.Status.Conditions, plan.status.Conditions, request.Generation, time.Now(), testFailoverConditions)
 	if !equality.Semantic.DeepEqual(request.Status, plan.status) {
 		original := request.DeepCopy()
 		request.Status = plan.status

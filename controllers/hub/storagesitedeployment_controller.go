@@ -4,10 +4,9 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -15,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
+	"github.com/baton-dr/baton/controllers/conditions"
 	viewv1beta1 "github.com/baton-dr/baton/controllers/hub/view/v1beta1"
 )
 
@@ -150,7 +150,8 @@ func olderWork(a, b *workv1.ManifestWork) bool {
 // writeStatus merges the planned status into the stored one, keeping the
 // conditions' transition times, and writes it only when it changed.
 func (r *StorageSiteDeploymentReconciler) writeStatus(ctx context.Context, request *v1.StorageSiteDeployment, planned v1.StorageSiteDeploymentStatus) error {
-	planned.Conditions = mergeConditions(request.Status.Conditions, request.Generation, planned.Conditions, deploymentConditions)
+	// The hub keeps no clock of its own: transition times are the wall clock's.
+	planned.Conditions = conditions.Merged(request.Status.Conditions, planned.Conditions, request.Generation, time.Now(), deploymentConditions)
 	if equality.Semantic.DeepEqual(request.Status, planned) {
 		return nil
 	}
@@ -189,23 +190,4 @@ func (r *StorageSiteDeploymentReconciler) SetupWithManager(mgr ctrl.Manager) err
 		Watches(&viewv1beta1.ManagedClusterView{}, handler.EnqueueRequestsFromMapFunc(requestOf(DeploymentLabel))).
 		Named("storagesitedeployment").
 		Complete(r)
-}
-
-// mergeConditions sets the computed conditions onto the stored ones (a
-// condition whose status did not change keeps its transition time) and drops
-// the owned types the pass did not compute.
-func mergeConditions(stored []metav1.Condition, generation int64, computed []metav1.Condition, owned []string) []metav1.Condition {
-	merged := slices.Clone(stored)
-	set := map[string]bool{}
-	for _, c := range computed {
-		c.ObservedGeneration = generation
-		meta.SetStatusCondition(&merged, c)
-		set[c.Type] = true
-	}
-	for _, conditionType := range owned {
-		if !set[conditionType] {
-			meta.RemoveStatusCondition(&merged, conditionType)
-		}
-	}
-	return merged
 }

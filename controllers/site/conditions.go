@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
@@ -161,19 +160,4 @@ func replicaConditions(r core.Replica) []metav1.Condition {
 	}
 	return []metav1.Condition{condition(v1.ReplicaReceivedCondition, true, v1.ReplicaReceivedReason,
 		"every receiving node holds a snapshot")}
-}
-
-// mergeConditions sets want onto existing; a condition whose status changes
-// takes now as its transition time (whole seconds, as metav1.Time keeps it),
-// one whose status stays keeps its time. It reports whether anything changed.
-func mergeConditions(existing *[]metav1.Condition, want []metav1.Condition, generation int64, now time.Time) bool {
-	changed := false
-	for _, c := range want {
-		c.ObservedGeneration = generation
-		c.LastTransitionTime = metav1.NewTime(now.UTC().Truncate(time.Second))
-		if meta.SetStatusCondition(existing, c) {
-			changed = true
-		}
-	}
-	return changed
 }

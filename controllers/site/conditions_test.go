@@ -141,23 +141,3 @@ func TestNodeAndReplicaConditions(t *testing.T) {
 		}
 	}
 }
-
-// TestATransitionTimeMovesOnlyWithTheStatus: merging the same conditions
-// later keeps their transition time; a changed status takes the new instant.
-func TestATransitionTimeMovesOnlyWithTheStatus(t *testing.T) {
-	var conditions []metav1.Condition
-	first := []metav1.Condition{condition("Ready", true, "Ready", "up")}
-	if !mergeConditions(&conditions, first, 1, now) {
-		t.Fatal("a new condition did not count as a change")
-	}
-	if mergeConditions(&conditions, first, 1, now.Add(time.Minute)) {
-		t.Fatal("the same condition later counted as a change")
-	}
-	if got := conditions[0].LastTransitionTime.Time; !got.Equal(now) {
-		t.Fatalf("transition time moved to %s without a status change", got)
-	}
-	mergeConditions(&conditions, []metav1.Condition{condition("Ready", false, "Down", "down")}, 2, now.Add(90*time.Second+time.Millisecond))
-	if got := conditions[0]; !got.LastTransitionTime.Time.Equal(now.Add(90*time.Second)) || got.ObservedGeneration != 2 {
-		t.Fatalf("after the change: %+v", got)
-	}
-}

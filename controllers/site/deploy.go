@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
+	"github.com/baton-dr/baton/controllers/conditions"
 	"github.com/baton-dr/baton/storage/backend"
 )
 
@@ -78,9 +79,9 @@ func (r *OperatorOpsReconciler) Reconcile(ctx context.Context, request ctrl.Requ
 }
 
 func (r *OperatorOpsReconciler) finish(ctx context.Context, run *v1.OperatorOps, phase v1.OperatorOpsPhase,
-	conditions ...metav1.Condition) error {
+	want ...metav1.Condition) error {
 	run.Status.Phase = phase
-	mergeConditions(&run.Status.Conditions, conditions, run.Generation, r.Clock.Now())
+	conditions.Set(&run.Status.Conditions, want, run.Generation, r.Clock.Now())
 	return r.Client.Status().Update(ctx, run)
 }
 
@@ -161,14 +162,14 @@ func (r *DraftReconciler) Reconcile(ctx context.Context, request ctrl.Request) (
 
 // report writes a draft's phase and conditions.
 func (r *DraftReconciler) report(ctx context.Context, draft *v1.ClusterDeploymentConfig, phase v1.ClusterDeploymentConfigPhase,
-	conditions ...metav1.Condition) error {
+	want ...metav1.Condition) error {
 	before := draft.Status.DeepCopy()
 	draft.Status.Phase, draft.Status.ObservedGeneration = phase, draft.Generation
 	if draft.Spec.Approved {
-		conditions = append(conditions, condition(v1.ClusterDeploymentConfigApprovedCondition, true,
+		want = append(want, condition(v1.ClusterDeploymentConfigApprovedCondition, true,
 			v1.ClusterDeploymentConfigApprovedReason, "approved"))
 	}
-	mergeConditions(&draft.Status.Conditions, conditions, draft.Generation, r.Clock.Now())
+	conditions.Set(&draft.Status.Conditions, want, draft.Generation, r.Clock.Now())
 	if equality.Semantic.DeepEqual(before, &draft.Status) {
 		return nil
 	}
@@ -195,37 +196,6 @@ func (r *DraftReconciler) progress(ctx context.Context, draft *v1.ClusterDeploym
 func (r *DraftReconciler) SetupWithManager(m ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(m).Named("clusterdeploymentconfig").For(&v1.ClusterDeploymentConfig{}).
 		Watches(&v1.StorageCluster{}, enqueueByLabel(DraftLabel)).Complete(r)
-}
-
-// StorageClusterStatusReconciler counts a cluster's nodes and capacity and
-// says whether it serves volumes.
-type StorageClusterStatusReconciler struct {
-	Client client.Client
-	Clock  backend.Clock
-}
-
-func (r *StorageClusterStatusReconciler) Reconcile(ctx context.Context, request ctrl.Request) (ctrl.Result, error) {
-	var cluster v1.StorageCluster
-	if err := r.Client.Get(ctx, request.NamespacedName, &cluster); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	var nodes v1.StorageNodeList
-	if err := r.Client.List(ctx, &nodes, client.InNamespace(cluster.Namespace)); err != nil {
-		return ctrl.Result{}, err
-	}
-	before := cluster.Status.DeepCopy()
-	conditions := clusterStatus(&cluster.Status, cluster.Spec.PlaceCount, cluster.Name, nodes.Items)
-	cluster.Status.ObservedGeneration = cluster.Generation
-	mergeConditions(&cluster.Status.Conditions, conditions, cluster.Generation, r.Clock.Now())
-	if equality.Semantic.DeepEqual(before, &cluster.Status) {
-		return ctrl.Result{}, nil
-	}
-	return ctrl.Result{}, r.Client.Status().Update(ctx, &cluster)
-}
-
-func (r *StorageClusterStatusReconciler) SetupWithManager(m ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(m).Named("storagecluster-status").For(&v1.StorageCluster{}).
-		Watches(&v1.StorageNode{}, enqueueClusterOfNode()).Complete(r)
 }
 
 // clusterStatus sets a cluster's counts, capacity and phase from its nodes'

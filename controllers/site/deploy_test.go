@@ -18,6 +18,7 @@ import (
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storage/core"
+	"github.com/baton-dr/baton/storage/core/coretest"
 )
 
 func disk(path string, gib int64) v1.CandidateDevice {
@@ -39,14 +40,14 @@ type deployRig struct {
 	t      *testing.T
 	c      client.Client
 	ns     string
-	clock  *clock
+	clock  *coretest.Clock
 	ops    *sitecontroller.OperatorOpsReconciler
 	drafts *sitecontroller.DraftReconciler
 }
 
 func newDeployRig(t *testing.T) *deployRig {
 	c := apiServer(t)
-	clock := &clock{now: time.Date(2026, 10, 3, 12, 0, 0, 0, time.UTC)}
+	clock := coretest.NewClock(time.Date(2026, 10, 3, 12, 0, 0, 0, time.UTC))
 	return &deployRig{t: t, c: c, ns: newNamespace(t, c), clock: clock,
 		ops:    &sitecontroller.OperatorOpsReconciler{Client: c, Clock: clock, Discoverer: siteNodes},
 		drafts: &sitecontroller.DraftReconciler{Client: c, Clock: clock, Random: rand.NewChaCha8([32]byte{1})}}
@@ -156,7 +157,7 @@ func TestTheDeploymentFlow(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range d.Status.Cluster.Nodes {
-		err := store.PutNode(core.Node{Name: name, Address: name + ":7900", Schedulable: true, ReportedAt: rig.clock.now,
+		err := store.PutNode(core.Node{Name: name, Address: name + ":7900", Schedulable: true, ReportedAt: rig.clock.Now(),
 			Usage: backend.Usage{SizeBytes: 100 << 30, FreeBytes: 100 << 30}})
 		if err != nil {
 			t.Fatal(err)

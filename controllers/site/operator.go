@@ -15,7 +15,6 @@ import (
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storage/core"
-	"github.com/baton-dr/baton/storage/placement"
 )
 
 // ErrNoCluster: the namespace holds no StorageCluster this operator runs (the
@@ -134,15 +133,14 @@ func (o *Operator) ensureSite(ctx context.Context) (*core.Site, error) {
 	if o.site != nil && o.loaded.uid == string(cluster.UID) && equality.Semantic.DeepEqual(o.loaded.spec, cluster.Spec) {
 		return o.site, nil
 	}
-	config := siteConfig(cluster)
-	config.NewVolumeID = o.config.NewVolumeID
-	config.ReplicaToken = o.config.ReplicaToken
+	id := chain.ClusterID(cluster.Spec.ClusterID)
 	store, err := NewStore(StoreConfig{Client: o.config.Client, Reader: o.config.Reader, Namespace: o.config.Namespace,
-		Cluster: config.Cluster, ClusterName: cluster.Name, Context: o.config.Context, OnSync: o.onSync})
+		Cluster: id, ClusterName: cluster.Name, Context: o.config.Context, OnSync: o.onSync})
 	if err != nil {
 		return nil, err
 	}
-	s, err := core.New(config, store, o.config.Peers, o.config.Clock)
+	s, err := NewCore(id, cluster.Spec.StorageLayout, CoreParts{Store: store, Peers: o.config.Peers, Clock: o.config.Clock,
+		NewVolumeID: o.config.NewVolumeID, ReplicaToken: o.config.ReplicaToken})
 	if err != nil {
 		return nil, fmt.Errorf("failed to build site %s: %w", cluster.Spec.ClusterID, err)
 	}
@@ -178,14 +176,6 @@ func (o *Operator) storageCluster(ctx context.Context) (*v1.StorageCluster, erro
 		return nil, fmt.Errorf("%d storage clusters in %s; name the one to run with --cluster-id", len(found), o.config.Namespace)
 	}
 	return found[0], nil
-}
-
-// siteConfig is the core's configuration of a StorageCluster.
-func siteConfig(c *v1.StorageCluster) core.Config {
-	ranges := placement.Ranges{FirstPort: uint16(c.Spec.DRBDPorts.Min), LastPort: uint16(c.Spec.DRBDPorts.Max),
-		FirstMinor: uint32(c.Spec.DRBDMinors.Min), LastMinor: uint32(c.Spec.DRBDMinors.Max)}
-	return core.Config{Cluster: chain.ClusterID(c.Spec.ClusterID), Interval: c.Spec.ReplicationInterval.Duration,
-		Retention: int(c.Spec.SnapshotRetention), Placement: placement.Config{Default: ranges}}
 }
 
 // unreachablePeers stands in for the storage API client until one is given:

@@ -23,6 +23,7 @@ import (
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storage/core"
+	"github.com/baton-dr/baton/storage/core/coretest"
 )
 
 func storageCluster(namespace string) *v1.StorageCluster {
@@ -52,7 +53,7 @@ type operatorRig struct {
 	t        *testing.T
 	c        client.Client
 	ns       string
-	clock    *clock
+	clock    *coretest.Clock
 	op       *sitecontroller.Operator
 	registry *prometheus.Registry
 	datasets map[string]map[string][]core.SnapshotInfo // node -> dataset -> snapshots
@@ -61,7 +62,7 @@ type operatorRig struct {
 
 func newOperatorRig(t *testing.T, c client.Client, ns string) *operatorRig {
 	t.Helper()
-	rig := &operatorRig{t: t, c: c, ns: ns, clock: &clock{now: time.Date(2026, 10, 3, 12, 0, 0, 0, time.UTC)},
+	rig := &operatorRig{t: t, c: c, ns: ns, clock: coretest.NewClock(time.Date(2026, 10, 3, 12, 0, 0, 0, time.UTC)),
 		registry: prometheus.NewRegistry(), datasets: map[string]map[string][]core.SnapshotInfo{}}
 	for _, o := range []client.Object{storageCluster(ns), storageNode(ns, "a1"), storageNode(ns, "a2")} {
 		if err := c.Create(testContext(t), o); err != nil {
@@ -100,7 +101,7 @@ func (rig *operatorRig) do(f func(*core.Site) error) {
 // and report, then reconciles every object's status, in a fixed order.
 func (rig *operatorRig) step() {
 	rig.t.Helper()
-	rig.clock.now = rig.clock.now.Add(time.Second)
+	rig.clock.Advance(time.Second)
 	if err := rig.op.Tick(testContext(rig.t)); err != nil {
 		rig.t.Fatal(err)
 	}
@@ -135,7 +136,7 @@ func (rig *operatorRig) apply(s *core.Site, node string) error {
 	}
 	for _, send := range spec.Sends {
 		status.Sent = append(status.Sent, core.SendResult{Dataset: send.Dataset, Snapshot: send.Snapshot, Target: send.Target,
-			Bytes: 1 << 20, Started: rig.clock.now.Add(-time.Second), Finished: rig.clock.now})
+			Bytes: 1 << 20, Started: rig.clock.Now().Add(-time.Second), Finished: rig.clock.Now()})
 	}
 	for _, name := range slices.Sorted(maps.Keys(held)) {
 		status.Datasets = append(status.Datasets, core.DatasetStatus{Name: name, Snapshots: slices.Clone(held[name])})
@@ -319,7 +320,7 @@ func TestMetricsFollowTheRecords(t *testing.T) {
 		{"baton_site_volumes", map[string]string{"state": "Tombstone"}, 0},
 		{"baton_site_pairings", map[string]string{"phase": "Idle"}, 1},
 		{"baton_site_replication_last_sync_age_seconds", map[string]string{"source": ref.String(), "target": string(clusterB)},
-			rig.clock.now.Sub(last).Seconds()},
+			rig.clock.Now().Sub(last).Seconds()},
 	}
 	for _, c := range checks {
 		if got := metricValue(t, rig.registry, c.name, c.labels); got != c.want {
@@ -371,7 +372,7 @@ func matches(m *dto.Metric, labels map[string]string) bool {
 func TestTheOperatorWaitsForItsCluster(t *testing.T) {
 	c := fakeClient(t)
 	op, err := sitecontroller.NewOperator(sitecontroller.OperatorConfig{Client: c, Namespace: "baton",
-		Context: testContext(t), Clock: &clock{now: time.Unix(0, 0)}})
+		Context: testContext(t), Clock: coretest.NewClock(time.Unix(0, 0))})
 	if err != nil {
 		t.Fatal(err)
 	}

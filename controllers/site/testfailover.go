@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
+	"github.com/baton-dr/baton/controllers/conditions"
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storage/core"
@@ -116,14 +117,14 @@ func (r *TestFailoverReconciler) wait(ctx context.Context, drill *v1.TestFailove
 }
 
 func (r *TestFailoverReconciler) report(ctx context.Context, drill *v1.TestFailover, phase v1.TestFailoverPhase,
-	conditions ...metav1.Condition) error {
+	want ...metav1.Condition) error {
 	var stored v1.TestFailover
 	if err := r.Client.Get(ctx, client.ObjectKeyFromObject(drill), &stored); err != nil {
 		return err
 	}
 	before := stored.Status.DeepCopy()
 	drill.Status.Phase, drill.Status.ObservedGeneration = phase, drill.Generation
-	mergeConditions(&drill.Status.Conditions, conditions, drill.Generation, r.Clock.Now())
+	conditions.Set(&drill.Status.Conditions, want, drill.Generation, r.Clock.Now())
 	if equality.Semantic.DeepEqual(before, &drill.Status) {
 		return nil
 	}

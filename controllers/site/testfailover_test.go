@@ -54,7 +54,7 @@ func (rig *drillRig) protect(n int, shape core.Shape) chain.Ref {
 	}
 	snaps := []core.SnapshotInfo{{Name: "baton-000001", GUID: "g1"}, {Name: "baton-000002", GUID: "g2"}}
 	err = store.PutReplica(core.Replica{Source: source, Root: source, Shape: shape, Nodes: []string{"a1", "a2"},
-		Received: map[string][]core.SnapshotInfo{"a1": snaps, "a2": snaps}, CreatedAt: rig.clock.now})
+		Received: map[string][]core.SnapshotInfo{"a1": snaps, "a2": snaps}, CreatedAt: rig.clock.Now()})
 	if err != nil {
 		rig.t.Fatal(err)
 	}
@@ -202,7 +202,7 @@ func (rig *drillRig) deleteDrill(name string, bubble chain.Ref) {
 		}
 		return nil
 	})
-	rig.clock.now = rig.clock.now.Add(time.Minute)
+	rig.clock.Advance(time.Minute)
 	rig.reconcileDrill(name)
 	err := rig.c.Get(testContext(rig.t), client.ObjectKey{Namespace: rig.ns, Name: name}, &v1.TestFailover{})
 	if !apierrors.IsNotFound(err) {

@@ -11,26 +11,10 @@ import (
 
 	"github.com/baton-dr/baton/node/exec"
 	"github.com/baton-dr/baton/storage/backend"
+	"github.com/baton-dr/baton/storage/backend/pooltest"
 )
 
 const mib = 1 << 20
-
-// pattern is deterministic incompressible data.
-func pattern(seed uint64, n int) []byte {
-	out := make([]byte, n)
-	state := seed
-	for i := 0; i < n; i += 8 {
-		state += 0x9e3779b97f4a7c15
-		z := state
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-		z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-		z ^= z >> 31
-		for j := 0; j < 8 && i+j < n; j++ {
-			out[i+j] = byte(z >> (8 * j))
-		}
-	}
-	return out
-}
 
 func must(t testing.TB, err error, what string) {
 	t.Helper()
@@ -102,12 +86,12 @@ func TestAdoptionAfterRestart(t *testing.T) {
 	must(t, err, "New")
 	must(t, p.CreateVolume("thin", 16*mib, backend.Thin), "create thin")
 	must(t, p.CreateVolume("thick", 8*mib, backend.Thick), "create thick")
-	writeAt(t, p, "thin", 0, pattern(1, mib))
+	writeAt(t, p, "thin", 0, pooltest.Pattern(1, mib))
 	must(t, p.Snapshot("thin", "s1"), "Snapshot s1")
-	writeAt(t, p, "thin", 3*mib, pattern(2, mib))
+	writeAt(t, p, "thin", 3*mib, pooltest.Pattern(2, mib))
 	must(t, p.Snapshot("thin", "s2"), "Snapshot s2")
 	must(t, p.Clone("thin", "s1", "clone"), "Clone")
-	writeAt(t, p, "clone", 5*mib, pattern(3, mib))
+	writeAt(t, p, "clone", 5*mib, pooltest.Pattern(3, mib))
 	must(t, p.SetReadOnly("thick", true), "fence thick")
 	before := stateOf(t, p)
 	uuid := filesystemUUID(t, filepath.Join(dir, imageName))
@@ -162,7 +146,7 @@ func TestAdoptionAfterCrash(t *testing.T) {
 	crashed, err := New(Options{Dir: dir, SizeBytes: poolBytes})
 	must(t, err, "New")
 	must(t, crashed.CreateVolume("v", 8*mib, backend.Thin), "CreateVolume")
-	data := pattern(4, mib)
+	data := pooltest.Pattern(4, mib)
 	dev, err := crashed.Open("v")
 	must(t, err, "Open")
 	if _, err := dev.WriteAt(data, 0); err != nil {
@@ -194,7 +178,7 @@ func TestRecoverAfterInterruptedOperations(t *testing.T) {
 	p, err := New(Options{Dir: dir, SizeBytes: poolBytes})
 	must(t, err, "New")
 	must(t, p.CreateVolume("v", 8*mib, backend.Thin), "CreateVolume")
-	writeAt(t, p, "v", 0, pattern(5, mib))
+	writeAt(t, p, "v", 0, pooltest.Pattern(5, mib))
 	must(t, p.Snapshot("v", "s"), "Snapshot")
 	content := readAll(t, p, "v")
 	ctx := context.Background()

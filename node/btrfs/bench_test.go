@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/baton-dr/baton/storage/backend"
+	"github.com/baton-dr/baton/storage/backend/pooltest"
 )
 
 // benchmarkReplication writes a 256 MiB volume whole, then per iteration
@@ -16,7 +17,7 @@ import (
 func benchmarkReplication(b *testing.B, receive bool) {
 	a, replica := newTestPool(b), newTestPool(b)
 	must(b, a.CreateVolume("v", bigVolumeSize, backend.Thin), "CreateVolume")
-	writeAt(b, a, "v", 0, pattern(20, bigVolumeSize))
+	writeAt(b, a, "v", 0, pooltest.Pattern(20, bigVolumeSize))
 	must(b, a.Snapshot("v", "s0"), "Snapshot s0")
 	if receive {
 		var full bytes.Buffer
@@ -62,7 +63,7 @@ func benchmarkDeviceWrite(b *testing.B, directIO bool) {
 	b.Cleanup(func() { must(b, p.Close(), "Close") })
 	const size = 64 * mib
 	must(b, p.CreateVolume("v", size, backend.Thin), "CreateVolume")
-	data := pattern(30, size)
+	data := pooltest.Pattern(30, size)
 	b.SetBytes(size)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/baton-dr/baton/storage/backend"
+	"github.com/baton-dr/baton/storage/backend/pooltest"
 )
 
 // TestDevicePathIsTheOpenVolumesLoopDevice: while a Device is open, DevicePath
@@ -22,7 +23,7 @@ func TestDevicePathIsTheOpenVolumesLoopDevice(t *testing.T) {
 	must(t, err, "Open")
 	path, err := p.DevicePath("v")
 	must(t, err, "DevicePath")
-	data := pattern(7, mib)
+	data := pooltest.Pattern(7, mib)
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	must(t, err, "opening "+path)
 	if _, err := f.WriteAt(data, mib); err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -127,7 +128,7 @@ func (p *Pool) allMeta() (map[string]volumeMeta, error) {
 
 // describe builds the infos of volumes, sorted by name, with one du.
 func (p *Pool) describe(ctx context.Context, metas map[string]volumeMeta) ([]backend.VolumeInfo, error) {
-	names := sortedKeys(metas)
+	names := slices.Sorted(maps.Keys(metas))
 	files := make([]string, len(names))
 	for i, name := range names {
 		files[i] = p.layout.data(name)

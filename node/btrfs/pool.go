@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/baton-dr/baton/node/exec"
@@ -121,7 +123,7 @@ func (p *Pool) Close() error {
 	if p.closed {
 		return nil
 	}
-	for _, volume := range sortedKeys(p.attached) {
+	for _, volume := range slices.Sorted(maps.Keys(p.attached)) {
 		if a := p.attached[volume]; a.opens > 0 {
 			return refuse(backend.ErrBusy, "cannot close the pool: volume '%s' is open as %s", volume, a.device)
 		}
@@ -135,7 +137,7 @@ func (p *Pool) Close() error {
 // shutdown detaches and unmounts everything; the pool is unusable after.
 func (p *Pool) shutdown(ctx context.Context) error {
 	var errs []error
-	for _, volume := range sortedKeys(p.attached) {
+	for _, volume := range slices.Sorted(maps.Keys(p.attached)) {
 		errs = append(errs, p.detach(ctx, volume))
 	}
 	errs = append(errs, unmount(ctx, p.cmder, p.layout.mount()))

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -122,7 +123,7 @@ func (p *Pool) planDelta(ctx context.Context, volume string, h streamHeader, lis
 
 // findGUID finds a snapshot by GUID in the whole pool, in volume order.
 func findGUID(all map[string][]snapshot, guid string) (snapshot, bool) {
-	for _, volume := range sortedKeys(all) {
+	for _, volume := range slices.Sorted(maps.Keys(all)) {
 		for _, s := range all[volume] {
 			if s.guid() == guid {
 				return s, true

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/baton-dr/baton/storage/backend"
@@ -77,7 +79,7 @@ func (p *Pool) checkNoClones(volume, snapshot string) error {
 		return err
 	}
 	var clones []string
-	for _, name := range sortedKeys(metas) {
+	for _, name := range slices.Sorted(maps.Keys(metas)) {
 		originVolume, originSnapshot, ok := splitOrigin(metas[name].Origin)
 		if ok && originVolume == volume && (snapshot == "" || originSnapshot == snapshot) {
 			clones = append(clones, name+" of "+metas[name].Origin)
@@ -94,7 +96,7 @@ func (p *Pool) checkNoClones(volume, snapshot string) error {
 // subvolume a send reads with EPERM; the pool refuses first, whole.
 func (p *Pool) checkNotSending(volume, snapshot string) error {
 	prefix := p.layout.snapshots(volume) + string(os.PathSeparator)
-	for _, path := range sortedKeys(p.sending) {
+	for _, path := range slices.Sorted(maps.Keys(p.sending)) {
 		if path == p.layout.snapshot(volume, snapshot) || (snapshot == "" && strings.HasPrefix(path, prefix)) {
 			return fmt.Errorf("%s is being sent", path)
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/baton-dr/baton/storage/backend"
+	"github.com/baton-dr/baton/storage/backend/pooltest"
 )
 
 const (
@@ -23,7 +24,7 @@ func changeOnePercent(t testing.TB, p backend.Pool, volume string, sizeBytes int
 	must(t, err, "Open")
 	for i := 0; i < chunks; i++ {
 		offset := (i*797 + 13) % (sizeBytes / chunkBytes) * chunkBytes
-		if _, err := dev.WriteAt(pattern(seed+uint64(i), chunkBytes), int64(offset)); err != nil {
+		if _, err := dev.WriteAt(pooltest.Pattern(seed+uint64(i), chunkBytes), int64(offset)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -48,7 +49,7 @@ func streamBytes(t testing.TB, p backend.Pool, volume, base, snapshot string, in
 func TestIncrementalStreamSizeFollowsTheChange(t *testing.T) {
 	a, b := newTestPool(t), newTestPool(t)
 	must(t, a.CreateVolume("v", bigVolumeSize, backend.Thin), "CreateVolume")
-	writeAt(t, a, "v", 0, pattern(10, bigVolumeSize))
+	writeAt(t, a, "v", 0, pooltest.Pattern(10, bigVolumeSize))
 	must(t, a.Snapshot("v", "s1"), "Snapshot s1")
 	var full bytes.Buffer
 	fullBytes := streamBytes(t, a, "v", "", "s1", &full)
@@ -76,9 +77,9 @@ func TestIncrementalStreamSizeFollowsTheChange(t *testing.T) {
 func TestSnapshotsBeingSentAreBusy(t *testing.T) {
 	p := newTestPool(t)
 	must(t, p.CreateVolume("v", 16*mib, backend.Thin), "CreateVolume")
-	writeAt(t, p, "v", 0, pattern(12, 8*mib))
+	writeAt(t, p, "v", 0, pooltest.Pattern(12, 8*mib))
 	must(t, p.Snapshot("v", "s1"), "Snapshot s1")
-	writeAt(t, p, "v", 0, pattern(13, mib))
+	writeAt(t, p, "v", 0, pooltest.Pattern(13, mib))
 	must(t, p.Snapshot("v", "s2"), "Snapshot s2")
 	stream, err := p.Send("v", "s1", "s2")
 	must(t, err, "Send")

@@ -15,6 +15,7 @@ import (
 	"github.com/baton-dr/baton/node/exec"
 	"github.com/baton-dr/baton/node/loop"
 	"github.com/baton-dr/baton/storage/backend"
+	"github.com/baton-dr/baton/storage/backend/pooltest"
 	"github.com/baton-dr/baton/storage/core"
 )
 
@@ -117,7 +118,7 @@ func TestASnapshotShipsToTheOtherSiteOverTLS(t *testing.T) {
 	w.reported(a, na)
 	w.reported(b, nb)
 	v, device := w.createVolume(a, na, "pvc-1", 64*mib)
-	data := pattern(42, 4*mib)
+	data := pooltest.Pattern(42, 4*mib)
 	writeDevice(t, device, mib, data)
 
 	if err := a.client.Enable(ctx, v.Ref, clusterB); err != nil {
@@ -185,7 +186,7 @@ func TestARestartAdoptsAndNeverRecreates(t *testing.T) {
 	first := w.startNode(a, "n1", dir)
 	w.reported(a, first)
 	v, device := w.createVolume(a, first, "pvc-1", 32*mib)
-	data := pattern(7, mib)
+	data := pooltest.Pattern(7, mib)
 	writeDevice(t, device, 0, data)
 	if _, err := a.client.CreateSnapshot(ctx, v.Ref, "snap-1"); err != nil {
 		t.Fatal(err)

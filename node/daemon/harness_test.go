@@ -1,7 +1,6 @@
 package daemon_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -18,10 +17,10 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/baton-dr/baton/internal/syncio"
 	"github.com/baton-dr/baton/node/btrfs"
 	"github.com/baton-dr/baton/node/daemon"
-	"github.com/baton-dr/baton/node/exec"
-	"github.com/baton-dr/baton/node/loop"
+	"github.com/baton-dr/baton/node/leftovers"
 	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storage/core"
 	"github.com/baton-dr/baton/storageapi"
@@ -206,7 +205,7 @@ type testNode struct {
 	poolDir   string
 	deviceDir string
 	registry  *prometheus.Registry
-	logs      *lockedBuffer
+	logs      *syncio.Buffer
 
 	mu      sync.Mutex
 	trouble string // the last pass's error or problems, for failure messages
@@ -234,7 +233,7 @@ func (w *world) startNode(s *testSite, name, poolDir string) *testNode {
 		t.Fatal(err)
 	}
 	n := &testNode{name: name, pool: pool, poolDir: poolDir, deviceDir: filepath.Join(poolDir, "devices"),
-		registry: prometheus.NewRegistry(), logs: &lockedBuffer{}, done: make(chan error, 1)}
+		registry: prometheus.NewRegistry(), logs: &syncio.Buffer{}, done: make(chan error, 1)}
 	n.daemon, err = daemon.New(daemon.Config{Node: name, Cluster: s.id, Address: listener.Addr().String(),
 		API: s.client, Pool: pool, PeerRoots: w.ca.Pool, StreamListener: listener,
 		StreamTLS: &tls.Config{Certificates: []tls.Certificate{cert}}, DeviceDir: n.deviceDir,
@@ -263,24 +262,6 @@ func (w *world) startNode(s *testSite, name, poolDir string) *testNode {
 		}
 	})
 	return n
-}
-
-// lockedBuffer collects a daemon's log lines from its goroutines.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 func (n *testNode) note(r daemon.PassResult) {
@@ -337,33 +318,21 @@ func assertNothingLeft(t testing.TB, dir string) {
 // tests on the machine attach their own).
 func loopsUnder(t testing.TB, dir string) []string {
 	t.Helper()
-	devices, err := loop.Losetup{Cmder: exec.Local{}}.List(context.Background())
+	loops, err := leftovers.Loops(context.Background(), dir)
 	if err != nil {
 		t.Fatalf("losetup: %v", err)
 	}
-	var out []string
-	for _, d := range devices {
-		if strings.HasPrefix(d.BackFile, dir+"/") {
-			out = append(out, d.Name+" "+d.BackFile)
-		}
-	}
-	return out
+	return loops
 }
 
 // mountsUnder lists the mount points under dir in /proc/mounts.
 func mountsUnder(t testing.TB, dir string) []string {
 	t.Helper()
-	data, err := os.ReadFile("/proc/mounts")
+	mounts, err := leftovers.Mounts(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
-	for _, line := range strings.Split(string(data), "\n") {
-		if fields := strings.Fields(line); len(fields) > 1 && strings.HasPrefix(fields[1], dir+"/") {
-			out = append(out, fields[1])
-		}
-	}
-	return out
+	return mounts
 }
 
 // tempDir is a test directory with symbolic links resolved (losetup and
@@ -375,23 +344,6 @@ func tempDir(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return dir
-}
-
-// pattern is deterministic incompressible data.
-func pattern(seed uint64, n int) []byte {
-	out := make([]byte, n)
-	state := seed
-	for i := 0; i < n; i += 8 {
-		state += 0x9e3779b97f4a7c15
-		z := state
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-		z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-		z ^= z >> 31
-		for j := 0; j < 8 && i+j < n; j++ {
-			out[i+j] = byte(z >> (8 * j))
-		}
-	}
-	return out
 }
 
 // writeDevice writes data at offset through a block device and syncs it, as

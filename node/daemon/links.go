@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -68,7 +69,7 @@ func wanted(spec core.NodeSpec) map[string]bool {
 func (l *links) release(spec core.NodeSpec) []string {
 	want := wanted(spec)
 	var problems []string
-	for _, dataset := range sortedKeys(l.held) {
+	for _, dataset := range slices.Sorted(maps.Keys(l.held)) {
 		if !want[dataset] {
 			if err := l.drop(dataset); err != nil {
 				problems = append(problems, err.Error())
@@ -86,7 +87,7 @@ func (l *links) publish(spec core.NodeSpec, status core.NodeStatus) []string {
 		present[d.Name] = true
 	}
 	var problems []string
-	for _, dataset := range sortedKeys(wanted(spec)) {
+	for _, dataset := range slices.Sorted(maps.Keys(wanted(spec))) {
 		if !present[dataset] {
 			continue // the agent could not make it, and said so
 		}
@@ -178,7 +179,7 @@ func (l *links) sweep() error {
 func (l *links) close() ([]string, error) {
 	var inUse []string
 	var errs []error
-	for _, dataset := range sortedKeys(l.held) {
+	for _, dataset := range slices.Sorted(maps.Keys(l.held)) {
 		if deviceInUse(l.held[dataset].path) {
 			inUse = append(inUse, dataset)
 			continue
@@ -199,13 +200,4 @@ func deviceInUse(path string) bool {
 	}
 	syscall.Close(fd)
 	return false
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-dr/baton/internal/syncio"
 	"github.com/baton-dr/baton/node/agent"
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
@@ -355,7 +356,7 @@ func TestABadHeaderIsAnsweredInvalid(t *testing.T) {
 // the answer nor in the log.
 func TestTheTokenNeverLeavesTheReceiver(t *testing.T) {
 	ca := newAuthority(t, "ca")
-	logs := &lockedBuffer{}
+	logs := &syncio.Buffer{}
 	quoting := answering{err: fmt.Errorf("%w: bad token %q", agent.ErrUnauthorized, token)}
 	options := (&sites{logs: logs}).serverOptions()
 	server, address := serve(t, ca.issue(t, "b-n1", loopback), quoting, options, "")

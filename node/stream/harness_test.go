@@ -1,16 +1,15 @@
 package stream
 
 import (
-	"bytes"
 	"crypto/tls"
 	"io"
 	"log/slog"
 	"net"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/baton-dr/baton/internal/syncio"
 	"github.com/baton-dr/baton/node/agent"
 	simzfs "github.com/baton-dr/baton/sim/zfs"
 	"github.com/baton-dr/baton/storage/backend"
@@ -138,13 +137,13 @@ type sites struct {
 	shipped  chan outcome
 	volume   core.VolumeSpec
 	replicas []core.ReplicaSpec
-	logs     *lockedBuffer
+	logs     *syncio.Buffer
 }
 
 // newSites builds both sites; wrap, when set, stands between the server and
 // B's agent.
 func newSites(t *testing.T, wrap func(Receiver) Receiver) *sites {
-	s := &sites{t: t, ca: newAuthority(t, "baton streams"), shipped: make(chan outcome, 16), logs: &lockedBuffer{},
+	s := &sites{t: t, ca: newAuthority(t, "baton streams"), shipped: make(chan outcome, 16), logs: &syncio.Buffer{},
 		poolA: simzfs.New(simzfs.Options{SizeBytes: 1 << 30, Seed: 1}),
 		poolB: simzfs.New(simzfs.Options{SizeBytes: 1 << 30, Seed: 2})}
 	s.client = newClient(t, s.ca, ClientOptions{ChunkBytes: 64 << 10})
@@ -287,21 +286,4 @@ func pattern(n int, seed byte) []byte {
 		out[i] = byte(i/7) ^ seed
 	}
 	return out
-}
-
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

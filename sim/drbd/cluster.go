@@ -1,6 +1,7 @@
 package drbd
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/baton-dr/baton/storage/backend"
@@ -130,7 +131,7 @@ func (c *Cluster) Crash(name string) {
 		return
 	}
 	c.logf("%s: crash", name)
-	resources := sortedKeys(n.up)
+	resources := slices.Sorted(maps.Keys(n.up))
 	for _, resource := range resources {
 		c.crashReplica(n.up[resource])
 	}

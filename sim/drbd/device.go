@@ -2,6 +2,7 @@ package drbd
 
 import (
 	"io"
+	"maps"
 	"slices"
 
 	"github.com/baton-dr/baton/storage/backend"
@@ -299,7 +300,7 @@ func (d *device) Sync() error {
 		}
 		x.md.unsynced.reset()
 	}
-	for _, peer := range sortedKeys(d.r.tl) {
+	for _, peer := range slices.Sorted(maps.Keys(d.r.tl)) {
 		d.r.tl[peer].reset()
 	}
 	return nil

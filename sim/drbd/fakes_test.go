@@ -3,6 +3,7 @@ package drbd
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"time"
 
@@ -233,7 +234,7 @@ func (p *memPool) open(name string) (backend.Device, error) {
 }
 
 func (p *memPool) crash() {
-	for _, name := range sortedKeys(p.volumes) {
+	for _, name := range slices.Sorted(maps.Keys(p.volumes)) {
 		p.volumes[name].crash()
 	}
 }

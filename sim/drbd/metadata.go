@@ -3,6 +3,7 @@ package drbd
 import (
 	"encoding/binary"
 	"hash/fnv"
+	"maps"
 	"slices"
 
 	"github.com/baton-dr/baton/storage/backend"
@@ -76,7 +77,7 @@ func (m *metadata) ancestors() []uint64 {
 			out = append(out, h)
 		}
 	}
-	for _, peer := range sortedKeys(m.bitmapUUID) {
+	for _, peer := range slices.Sorted(maps.Keys(m.bitmapUUID)) {
 		if u := m.bitmapUUID[peer]; u != 0 {
 			out = append(out, u)
 		}
@@ -116,15 +117,6 @@ func (u *uuidMinter) next() uint64 {
 		v = 2
 	}
 	return v
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // validDisk reports whether a persisted disk state is one metadata can hold.

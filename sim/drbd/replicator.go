@@ -2,6 +2,8 @@ package drbd
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/baton-dr/baton/storage/backend"
 )
@@ -69,7 +71,7 @@ func (v *nodeView) CreateMetadata(config backend.ResourceConfig) error {
 	if self.Volume == "" {
 		return backend.Refusal(backend.ErrInvalid, "drbdadm", "%s: no disk on %s to create meta-data on", config.Name, v.name)
 	}
-	for _, resource := range sortedKeys(n.up) {
+	for _, resource := range slices.Sorted(maps.Keys(n.up)) {
 		if r := n.up[resource]; resource == config.Name || r.self.Volume == self.Volume {
 			return backend.Refusal(backend.ErrRefused, "drbdmeta", "Device '%d' is configured!", r.config.Minor)
 		}
@@ -137,7 +139,7 @@ func (v *nodeView) Up(config backend.ResourceConfig) error {
 // checkClaims refuses a minor, port or backing volume that another resource
 // on this node holds.
 func (v *nodeView) checkClaims(n *node, config backend.ResourceConfig, self backend.ResourceNode) error {
-	for _, resource := range sortedKeys(n.up) {
+	for _, resource := range slices.Sorted(maps.Keys(n.up)) {
 		other := n.up[resource]
 		switch {
 		case other.config.Minor == config.Minor:

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/baton-dr/baton/storage/backend"
+	"github.com/baton-dr/baton/storage/backend/pooltest"
 )
 
 // A Secondary whose pool fills up: its zvol refuses the replicated writes,
@@ -39,7 +40,7 @@ func TestFullPoolDetachesTheSecondaryUntilTheAgentAttachesIt(t *testing.T) {
 	// 1. b's pool fills: a thick volume takes all but 4 MiB of it.
 	fillPool(t, b, 4*mib)
 	t.Cleanup(func() { _, _ = b.Output("zfs", "destroy", poolName+"/filler") })
-	data := pattern(21, 32*mib)
+	data := pooltest.Pattern(21, 32*mib)
 	dev, err := a.DRBD.Open(name)
 	must(t, err, "Open on %s", a.Name)
 	writeDevice(t, dev, 8*mib, data)
@@ -59,7 +60,7 @@ func TestFullPoolDetachesTheSecondaryUntilTheAgentAttachesIt(t *testing.T) {
 	}
 
 	// 2. A detached disk stays detached while the link holds.
-	more := pattern(22, 4*mib)
+	more := pooltest.Pattern(22, 4*mib)
 	dev, err = a.DRBD.Open(name)
 	must(t, err, "Open on %s", a.Name)
 	writeDevice(t, dev, 48*mib, more)
@@ -135,7 +136,7 @@ func TestFullPoolUnderThePrimary(t *testing.T) {
 
 	fillPool(t, a, 4*mib)
 	t.Cleanup(func() { _, _ = a.Output("zfs", "destroy", poolName+"/filler") })
-	data := pattern(31, 32*mib)
+	data := pooltest.Pattern(31, 32*mib)
 	dev, err := a.DRBD.Open(name)
 	must(t, err, "Open on %s", a.Name)
 	n, werr := dev.WriteAt(data, 8*mib)
@@ -181,7 +182,7 @@ func TestFullPoolUnderThePrimaryWhosePeerIsStillSyncing(t *testing.T) {
 		must(t, err, "slowing the resync on %s", n.Name)
 	}
 	must(t, a.DRBD.Primary(name, true), "Primary --force on %s (the initial sync)", a.Name)
-	data := pattern(41, mib)
+	data := pooltest.Pattern(41, mib)
 	dev, err := a.DRBD.Open(name)
 	must(t, err, "Open on %s", a.Name)
 	writeDevice(t, dev, 60*mib, data)
@@ -192,7 +193,7 @@ func TestFullPoolUnderThePrimaryWhosePeerIsStillSyncing(t *testing.T) {
 
 	fillPool(t, a, 4*mib)
 	t.Cleanup(func() { _, _ = a.Output("zfs", "destroy", poolName+"/filler") })
-	more := pattern(42, 8*mib)
+	more := pooltest.Pattern(42, 8*mib)
 	dev, err = a.DRBD.Open(name)
 	must(t, err, "Open on %s", a.Name)
 	n, werr := dev.WriteAt(more, 16*mib)

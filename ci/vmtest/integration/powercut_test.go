@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/baton-dr/baton/storage/backend"
+	"github.com/baton-dr/baton/storage/backend/pooltest"
 )
 
 // kernelLog is what DRBD logged about one resource on a node: the lines of
@@ -168,7 +169,7 @@ func TestForcedPromotionAfterPrimaryPowerCut(t *testing.T) {
 
 	// 1. nodeb Primary writes a pattern, synced on both (protocol C).
 	must(t, b.DRBD.Primary(name, false), "Primary on %s", b.Name)
-	first := pattern(11, 16*mib)
+	first := pooltest.Pattern(11, 16*mib)
 	dev, err := b.DRBD.Open(name)
 	must(t, err, "Open on %s", b.Name)
 	writeDevice(t, dev, 4*mib, first)
@@ -238,7 +239,7 @@ func TestForcedPromotionAfterPrimaryPowerCut(t *testing.T) {
 	if got := readDevice(t, a, name, 4*mib, len(first)); !bytes.Equal(got, first) {
 		t.Fatalf("%s does not read what %s wrote before its power cut", a.Name, b.Name)
 	}
-	second := pattern(12, 4*mib)
+	second := pooltest.Pattern(12, 4*mib)
 	dev, err = a.DRBD.Open(name)
 	must(t, err, "Open on %s", a.Name)
 	writeDevice(t, dev, 8*mib, second)
@@ -338,7 +339,7 @@ func TestLivePrimaryReplacedByForceIsASplitBrain(t *testing.T) {
 	must(t, b.DRBD.Primary(name, false), "Primary on %s", b.Name)
 	dev, err := b.DRBD.Open(name)
 	must(t, err, "Open on %s", b.Name)
-	writeDevice(t, dev, 0, pattern(21, 4*mib))
+	writeDevice(t, dev, 0, pooltest.Pattern(21, 4*mib))
 	must(t, dev.Close(), "Close on %s", b.Name)
 	parent, _ := currentAndBitmap(t, generation(t, b, minor))
 	logA.next("set-up")

@@ -15,6 +15,7 @@ import (
 	"github.com/baton-dr/baton/node/exec"
 	"github.com/baton-dr/baton/node/zfs"
 	"github.com/baton-dr/baton/storage/backend"
+	"github.com/baton-dr/baton/storage/backend/pooltest"
 	"github.com/baton-dr/baton/storage/core"
 )
 
@@ -27,23 +28,6 @@ func pairConfig(g *Guests, name string, minor uint32, port uint16) backend.Resou
 		config.Nodes = append(config.Nodes, backend.ResourceNode{Node: n.Name, NodeID: uint8(i), Address: n.Address(port), Volume: name})
 	}
 	return config
-}
-
-// pattern is incompressible, recognisable data.
-func pattern(seed uint64, n int) []byte {
-	out := make([]byte, n)
-	state := seed
-	for i := 0; i < n; i += 8 {
-		state += 0x9e3779b97f4a7c15
-		z := state
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-		z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-		z ^= z >> 31
-		for j := 0; j < 8 && i+j < n; j++ {
-			out[i+j] = byte(z >> (8 * j))
-		}
-	}
-	return out
 }
 
 func must(t *testing.T, err error, format string, args ...any) {
@@ -88,7 +72,7 @@ func TestZvolReplicatedByDRBD(t *testing.T) {
 	skipInitialSync(t, g, name)
 	must(t, a.DRBD.Primary(name, false), "Primary on %s", a.Name)
 
-	data := pattern(7, 16*mib)
+	data := pooltest.Pattern(7, 16*mib)
 	dev, err := a.DRBD.Open(name)
 	must(t, err, "Open on %s", a.Name)
 	started := time.Now()
@@ -159,14 +143,14 @@ func TestIncrementalSendShipsTheChange(t *testing.T) {
 	}
 	dev, err := a.Pool.Open(name)
 	must(t, err, "Open")
-	writeDevice(t, dev, 0, pattern(1, sizeBytes))
+	writeDevice(t, dev, 0, pooltest.Pattern(1, sizeBytes))
 	must(t, a.Pool.Snapshot(name, "s1"), "Snapshot s1")
 	full := ship(t, a, b, name, "", "s1")
 
 	const changedBytes = sizeBytes / 100 / chunkBytes * chunkBytes // 1%, in whole chunks
 	for i := 0; i < changedBytes/chunkBytes; i++ {
 		offset := int64((i*797 + 13) % (sizeBytes / chunkBytes) * chunkBytes)
-		writeDevice(t, dev, offset, pattern(uint64(100+i), chunkBytes))
+		writeDevice(t, dev, offset, pooltest.Pattern(uint64(100+i), chunkBytes))
 	}
 	must(t, dev.Close(), "Close")
 	must(t, a.Pool.Snapshot(name, "s2"), "Snapshot s2")
@@ -282,7 +266,7 @@ func TestRestartedAgentAdoptsRunningResource(t *testing.T) {
 	a := g.Nodes[0]
 	dev, err := a.DRBD.Open(name)
 	must(t, err, "Open")
-	writeDevice(t, dev, 0, pattern(3, 4*mib))
+	writeDevice(t, dev, 0, pooltest.Pattern(3, 4*mib))
 	must(t, dev.Close(), "Close")
 
 	before := map[string]string{}

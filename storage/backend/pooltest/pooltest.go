@@ -96,9 +96,10 @@ func must(t *testing.T, err error, what string) {
 	}
 }
 
-// pattern is deterministic incompressible data: splitmix64 output, so that
+// Pattern is deterministic incompressible data: splitmix64 output, so that
 // a backend that compresses cannot make a stream look smaller than its data.
-func pattern(seed uint64, n int) []byte {
+// Other tests that write blocks use it too.
+func Pattern(seed uint64, n int) []byte {
 	out := make([]byte, n)
 	state := seed
 	for i := 0; i < n; i += 8 {

@@ -19,7 +19,7 @@ func testSnapshotsListOldestFirstWithGUIDs(t *testing.T, newPool newPoolFunc) {
 	pool := newPool(t)
 	create(t, pool, "v", volumeBytes, backend.Thin)
 	for i, name := range []string{"zz", "aa", "mm"} {
-		write(t, pool, "v", int64(i)*chunkBytes, pattern(uint64(20+i), chunkBytes))
+		write(t, pool, "v", int64(i)*chunkBytes, Pattern(uint64(20+i), chunkBytes))
 		must(t, pool.Snapshot("v", name), "Snapshot "+name)
 	}
 	list := wantSnapshots(t, pool, "v", "zz", "aa", "mm")
@@ -52,10 +52,10 @@ func testSnapshotsListOldestFirstWithGUIDs(t *testing.T, newPool newPoolFunc) {
 func testSnapshotFreezesSyncedContent(t *testing.T, newPool newPoolFunc) {
 	pool := newPool(t)
 	create(t, pool, "v", volumeBytes, backend.Thin)
-	first := pattern(30, 4*chunkBytes)
+	first := Pattern(30, 4*chunkBytes)
 	write(t, pool, "v", chunkBytes, first)
 	must(t, pool.Snapshot("v", "s1"), "Snapshot")
-	second := pattern(31, chunkBytes)
+	second := Pattern(31, chunkBytes)
 	write(t, pool, "v", 2*chunkBytes, second)
 	must(t, pool.Clone("v", "s1", "view"), "Clone")
 	frozen := make([]byte, volumeBytes)
@@ -69,7 +69,7 @@ func testSnapshotFreezesSyncedContent(t *testing.T, newPool newPoolFunc) {
 func testClonesAreIndependent(t *testing.T, newPool newPoolFunc) {
 	pool := newPool(t)
 	create(t, pool, "v", volumeBytes, backend.Thin)
-	base := pattern(40, volumeBytes/4)
+	base := Pattern(40, volumeBytes/4)
 	write(t, pool, "v", 0, base)
 	must(t, pool.Snapshot("v", "s"), "Snapshot")
 	must(t, pool.Clone("v", "s", "c"), "Clone")
@@ -81,9 +81,9 @@ func testClonesAreIndependent(t *testing.T, newPool newPoolFunc) {
 	copy(atSnapshot, base)
 	wantContent(t, pool, "c", atSnapshot, "a new clone")
 
-	cloneWrite := pattern(41, 2*chunkBytes)
+	cloneWrite := Pattern(41, 2*chunkBytes)
 	write(t, pool, "c", 3*chunkBytes, cloneWrite)
-	originWrite := pattern(42, chunkBytes)
+	originWrite := Pattern(42, chunkBytes)
 	write(t, pool, "v", 4*chunkBytes, originWrite)
 
 	wantClone := bytes.Clone(atSnapshot)
@@ -104,7 +104,7 @@ func testClonesAreIndependent(t *testing.T, newPool newPoolFunc) {
 func testDestroyRefusedWithDependentClones(t *testing.T, newPool newPoolFunc) {
 	pool := newPool(t)
 	create(t, pool, "v", volumeBytes, backend.Thin)
-	data := pattern(50, 2*chunkBytes)
+	data := Pattern(50, 2*chunkBytes)
 	write(t, pool, "v", 0, data)
 	must(t, pool.Snapshot("v", "s"), "Snapshot")
 	must(t, pool.Clone("v", "s", "c"), "Clone")
@@ -125,20 +125,20 @@ func testDestroyRefusedWithDependentClones(t *testing.T, newPool newPoolFunc) {
 func testRollbackToLatestOnly(t *testing.T, newPool newPoolFunc) {
 	pool := newPool(t)
 	create(t, pool, "v", volumeBytes, backend.Thin)
-	atA := pattern(60, 2*chunkBytes)
+	atA := Pattern(60, 2*chunkBytes)
 	write(t, pool, "v", 0, atA)
 	must(t, pool.Snapshot("v", "a"), "Snapshot a")
-	write(t, pool, "v", chunkBytes, pattern(61, 3*chunkBytes))
+	write(t, pool, "v", chunkBytes, Pattern(61, 3*chunkBytes))
 	must(t, pool.Rollback("v", "a"), "Rollback to the latest snapshot")
 	wantA := make([]byte, volumeBytes)
 	copy(wantA, atA)
 	wantContent(t, pool, "v", wantA, "after the rollback")
 	must(t, pool.Rollback("v", "a"), "a repeated rollback")
 
-	later := pattern(62, chunkBytes)
+	later := Pattern(62, chunkBytes)
 	write(t, pool, "v", 5*chunkBytes, later)
 	must(t, pool.Snapshot("v", "b"), "Snapshot b")
-	tail := pattern(63, chunkBytes)
+	tail := Pattern(63, chunkBytes)
 	write(t, pool, "v", 6*chunkBytes, tail)
 	wantRefusal(t, pool.Rollback("v", "a"), backend.ErrBusy, "a rollback past a later snapshot")
 	wantSnapshots(t, pool, "v", "a", "b")

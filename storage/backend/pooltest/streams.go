@@ -30,8 +30,8 @@ func newReplica(t *testing.T, newPool newPoolFunc) *replica {
 	t.Helper()
 	rep := &replica{a: newPool(t), b: newPool(t), content: make([]byte, volumeBytes)}
 	create(t, rep.a, "v", volumeBytes, backend.Thin)
-	rep.write(t, 0, pattern(70, 8*chunkBytes))
-	rep.write(t, volumeBytes/2, pattern(71, 4*chunkBytes))
+	rep.write(t, 0, Pattern(70, 8*chunkBytes))
+	rep.write(t, volumeBytes/2, Pattern(71, 4*chunkBytes))
 	must(t, rep.a.Snapshot("v", "s1"), "Snapshot s1")
 	receive(t, rep.b, "r", send(t, rep.a, "v", "", "s1"))
 	return rep
@@ -69,7 +69,7 @@ func testSendReceiveFullAndIncremental(t *testing.T, newPool newPoolFunc) {
 	wantContent(t, rep.b, "r", rep.content, "after a refused full stream")
 
 	for i, name := range []string{"s2", "s3"} {
-		rep.write(t, (i+3)*chunkBytes, pattern(uint64(72+i), 2*chunkBytes))
+		rep.write(t, (i+3)*chunkBytes, Pattern(uint64(72+i), 2*chunkBytes))
 		must(t, rep.a.Snapshot("v", name), "Snapshot "+name)
 		base := []string{"s1", "s2"}[i]
 		receive(t, rep.b, "r", send(t, rep.a, "v", base, name))
@@ -91,7 +91,7 @@ func testIncrementalStreamIsProportional(t *testing.T, newPool newPoolFunc) {
 	a, b := newPool(t), newPool(t)
 	const size = 64 * mib
 	create(t, a, "v", size, backend.Thin)
-	model := pattern(80, size)
+	model := Pattern(80, size)
 	write(t, a, "v", 0, model)
 	must(t, a.Snapshot("v", "s1"), "Snapshot s1")
 	full := send(t, a, "v", "", "s1")
@@ -103,7 +103,7 @@ func testIncrementalStreamIsProportional(t *testing.T, newPool newPoolFunc) {
 	const changed = 10 * chunkBytes
 	for i := 0; i < changed/chunkBytes; i++ {
 		offset := (i*797 + 13) % (size / chunkBytes) * chunkBytes
-		data := pattern(uint64(81+i), chunkBytes)
+		data := Pattern(uint64(81+i), chunkBytes)
 		write(t, a, "v", int64(offset), data)
 		copy(model[offset:], data)
 	}
@@ -120,12 +120,12 @@ func testIncrementalStreamIsProportional(t *testing.T, newPool newPoolFunc) {
 
 func testReceiveRefusedOnDivergedTarget(t *testing.T, newPool newPoolFunc) {
 	rep := newReplica(t, newPool)
-	rep.write(t, 0, pattern(90, chunkBytes))
+	rep.write(t, 0, Pattern(90, chunkBytes))
 	must(t, rep.a.Snapshot("v", "s2"), "Snapshot s2")
 	delta := send(t, rep.a, "v", "s1", "s2")
 
 	// B writes into its replica: the delta must not land on top.
-	local := pattern(91, chunkBytes)
+	local := Pattern(91, chunkBytes)
 	write(t, rep.b, "r", 7*chunkBytes, local)
 	atB := content(t, rep.b, "r")
 	wantRefusal(t, rep.b.Receive("r", bytes.NewReader(delta)), backend.ErrDiverged, "a delta onto a written replica")
@@ -147,7 +147,7 @@ func testReceiveRefusedOnDivergedTarget(t *testing.T, newPool newPoolFunc) {
 
 func testReceiveRefusedWithoutBase(t *testing.T, newPool newPoolFunc) {
 	rep := newReplica(t, newPool)
-	rep.write(t, 0, pattern(100, chunkBytes))
+	rep.write(t, 0, Pattern(100, chunkBytes))
 	must(t, rep.a.Snapshot("v", "s2"), "Snapshot s2")
 	delta := send(t, rep.a, "v", "s1", "s2")
 
@@ -157,7 +157,7 @@ func testReceiveRefusedWithoutBase(t *testing.T, newPool newPoolFunc) {
 	}
 	// A volume of another lineage, even under the replica's name, lacks the base.
 	create(t, rep.b, "stranger", volumeBytes, backend.Thin)
-	write(t, rep.b, "stranger", 0, pattern(101, chunkBytes))
+	write(t, rep.b, "stranger", 0, Pattern(101, chunkBytes))
 	must(t, rep.b.Snapshot("stranger", "s1"), "Snapshot stranger@s1")
 	before := content(t, rep.b, "stranger")
 	wantRefusal(t, rep.b.Receive("stranger", bytes.NewReader(delta)), backend.ErrNoBase, "a delta onto another lineage")
@@ -174,14 +174,14 @@ func testBrokenStreamChangesNothing(t *testing.T, newPool newPoolFunc) {
 		name   string
 		stream []byte
 	}{
-		{"truncated", full[:len(full)/2]}, {"corrupt", corrupt}, {"empty", nil}, {"garbage", pattern(110, 4096)},
+		{"truncated", full[:len(full)/2]}, {"corrupt", corrupt}, {"empty", nil}, {"garbage", Pattern(110, 4096)},
 	} {
 		wantRefusal(t, rep.b.Receive("new", bytes.NewReader(broken.stream)), backend.ErrInvalid, "a "+broken.name+" full stream")
 		if _, err := rep.b.Volume("new"); !errors.Is(err, backend.ErrNotFound) {
 			t.Fatalf("a %s full stream left a volume behind: %v", broken.name, err)
 		}
 	}
-	rep.write(t, 0, pattern(111, 4*chunkBytes))
+	rep.write(t, 0, Pattern(111, 4*chunkBytes))
 	must(t, rep.a.Snapshot("v", "s2"), "Snapshot s2")
 	delta := send(t, rep.a, "v", "s1", "s2")
 	before := content(t, rep.b, "r")
@@ -195,7 +195,7 @@ func testBrokenStreamChangesNothing(t *testing.T, newPool newPoolFunc) {
 func testReceiveIntoFencedReplica(t *testing.T, newPool newPoolFunc) {
 	rep := newReplica(t, newPool)
 	must(t, rep.b.SetReadOnly("r", true), "fence the replica")
-	rep.write(t, 2*chunkBytes, pattern(120, chunkBytes))
+	rep.write(t, 2*chunkBytes, Pattern(120, chunkBytes))
 	must(t, rep.a.Snapshot("v", "s2"), "Snapshot s2")
 	receive(t, rep.b, "r", send(t, rep.a, "v", "s1", "s2"))
 	wantContent(t, rep.b, "r", rep.content, "a fenced replica after a delta")
@@ -215,7 +215,7 @@ func testCloneStreamFailBack(t *testing.T, newPool newPoolFunc) {
 	create(t, a, "v1", volumeBytes, backend.Thin)
 	atSk := make([]byte, volumeBytes)
 	for i, snap := range []string{"S1", "Sk"} {
-		data := pattern(uint64(130+i), 4*chunkBytes)
+		data := Pattern(uint64(130+i), 4*chunkBytes)
 		write(t, a, "v1", int64(i*8*chunkBytes), data)
 		copy(atSk[i*8*chunkBytes:], data)
 		must(t, a.Snapshot("v1", snap), "Snapshot "+snap)
@@ -226,13 +226,13 @@ func testCloneStreamFailBack(t *testing.T, newPool newPoolFunc) {
 	must(t, b.Clone("replica", "Sk", "v2"), "B clones its replica of Sk")
 	atT1 := bytes.Clone(atSk)
 	const changed = 3 * chunkBytes
-	bWrite := pattern(140, changed)
+	bWrite := Pattern(140, changed)
 	write(t, b, "v2", 20*chunkBytes, bWrite)
 	copy(atT1[20*chunkBytes:], bWrite)
 	must(t, b.Snapshot("v2", "T1"), "Snapshot T1")
 
 	tailed := bytes.Clone(atSk)
-	tail := pattern(141, chunkBytes)
+	tail := Pattern(141, chunkBytes)
 	write(t, a, "v1", 2*chunkBytes, tail)
 	copy(tailed[2*chunkBytes:], tail)
 	must(t, a.Snapshot("v1", "tail"), "A keeps its diverged tail")
@@ -253,8 +253,8 @@ func testCloneStreamFailBack(t *testing.T, newPool newPoolFunc) {
 	wantGUIDsMatch(t, aSnapshots, snapshots(t, a, "v1"))
 
 	// Replication goes on from T1 as plain deltas.
-	copy(atT1[25*chunkBytes:], pattern(142, chunkBytes))
-	write(t, b, "v2", 25*chunkBytes, pattern(142, chunkBytes))
+	copy(atT1[25*chunkBytes:], Pattern(142, chunkBytes))
+	write(t, b, "v2", 25*chunkBytes, Pattern(142, chunkBytes))
 	must(t, b.Snapshot("v2", "T2"), "Snapshot T2")
 	receive(t, a, "v3", send(t, b, "v2", "T1", "T2"))
 	wantContent(t, a, "v3", atT1, "A's new member after the next delta")
@@ -272,7 +272,7 @@ func testSendRefusals(t *testing.T, newPool newPoolFunc) {
 	create(t, pool, "v", volumeBytes, backend.Thin)
 	create(t, pool, "other", volumeBytes, backend.Thin)
 	for _, s := range []string{"a", "b"} {
-		write(t, pool, "v", 0, pattern(150, chunkBytes))
+		write(t, pool, "v", 0, Pattern(150, chunkBytes))
 		must(t, pool.Snapshot("v", s), "Snapshot "+s)
 	}
 	must(t, pool.Snapshot("other", "x"), "Snapshot other@x")

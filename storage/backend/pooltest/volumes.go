@@ -50,7 +50,7 @@ func testCreateThinAndThick(t *testing.T, newPool newPoolFunc) {
 func testCreateRefusals(t *testing.T, newPool newPoolFunc) {
 	pool := newPool(t)
 	create(t, pool, "v", volumeBytes, backend.Thin)
-	write(t, pool, "v", 0, pattern(1, chunkBytes))
+	write(t, pool, "v", 0, Pattern(1, chunkBytes))
 	// A retried create finds the volume and changes nothing, whatever it asks.
 	wantRefusal(t, pool.CreateVolume("v", volumeBytes, backend.Thin), backend.ErrExists, "a repeated create")
 	wantRefusal(t, pool.CreateVolume("v", 2*volumeBytes, backend.Thick), backend.ErrExists, "a create over a volume")
@@ -58,7 +58,7 @@ func testCreateRefusals(t *testing.T, newPool newPoolFunc) {
 	if info.SizeBytes != volumeBytes || info.Provisioning != backend.Thin {
 		t.Fatalf("a refused create changed the volume: %+v", info)
 	}
-	if got := read(t, pool, "v", 0, chunkBytes); !bytes.Equal(got, pattern(1, chunkBytes)) {
+	if got := read(t, pool, "v", 0, chunkBytes); !bytes.Equal(got, Pattern(1, chunkBytes)) {
 		t.Fatal("a refused create changed the volume's data")
 	}
 	for _, name := range []string{"", "a@b", "a/b"} {
@@ -83,7 +83,7 @@ func testWriteAndReadAtOffsets(t *testing.T, newPool newPoolFunc) {
 		{mib - 7, 100 << 10}, {3*mib + 12345, 1}, {size - 1, 1}, {size - 4096, 4096}, {100, 50},
 	}
 	for i, w := range writes {
-		data := pattern(uint64(i+10), w.length)
+		data := Pattern(uint64(i+10), w.length)
 		n, err := dev.WriteAt(data, int64(w.offset))
 		if err != nil || n != w.length {
 			t.Fatalf("WriteAt %d, %d bytes: %d, %v", w.offset, w.length, n, err)
@@ -113,13 +113,13 @@ func testWriteAndReadOutOfRange(t *testing.T, newPool newPoolFunc) {
 	pool := newPool(t)
 	const size = 4 * mib
 	create(t, pool, "v", size, backend.Thin)
-	write(t, pool, "v", size-chunkBytes, pattern(2, chunkBytes))
+	write(t, pool, "v", size-chunkBytes, Pattern(2, chunkBytes))
 	dev, err := pool.Open("v")
 	must(t, err, "Open")
 	defer func() { must(t, dev.Close(), "Close") }()
 	buf := make([]byte, 100)
 	n, err := dev.ReadAt(buf, size-50)
-	if n != 50 || err != io.EOF || !bytes.Equal(buf[:50], pattern(2, chunkBytes)[chunkBytes-50:]) {
+	if n != 50 || err != io.EOF || !bytes.Equal(buf[:50], Pattern(2, chunkBytes)[chunkBytes-50:]) {
 		t.Fatalf("ReadAt across the end: %d, %v; want the last 50 bytes and io.EOF", n, err)
 	}
 	if n, err := dev.ReadAt(buf, size); n != 0 || err != io.EOF {
@@ -127,7 +127,7 @@ func testWriteAndReadOutOfRange(t *testing.T, newPool newPoolFunc) {
 	}
 	// A block device may write the part before the end (Linux truncates the
 	// request), so only the error is pinned, and that the size holds.
-	if n, err := dev.WriteAt(pattern(3, 100), size-50); err == nil || n == 100 {
+	if n, err := dev.WriteAt(Pattern(3, 100), size-50); err == nil || n == 100 {
 		t.Fatalf("WriteAt across the end: %d, %v; want an error", n, err)
 	}
 	if info := volumeInfo(t, pool, "v"); info.SizeBytes != size {
@@ -138,7 +138,7 @@ func testWriteAndReadOutOfRange(t *testing.T, newPool newPoolFunc) {
 func testResizeGrowsAndRefusesShrink(t *testing.T, newPool newPoolFunc) {
 	pool := newPool(t)
 	create(t, pool, "v", volumeBytes, backend.Thin)
-	tail := pattern(4, chunkBytes)
+	tail := Pattern(4, chunkBytes)
 	write(t, pool, "v", volumeBytes-chunkBytes, tail)
 	must(t, pool.ResizeVolume("v", 2*volumeBytes), "grow")
 	must(t, pool.ResizeVolume("v", 2*volumeBytes), "a retried grow to the same size")
@@ -161,7 +161,7 @@ func testResizeGrowsAndRefusesShrink(t *testing.T, newPool newPoolFunc) {
 func testDestroyIsFinalAndRetrySafe(t *testing.T, newPool newPoolFunc) {
 	pool := newPool(t)
 	create(t, pool, "v", volumeBytes, backend.Thin)
-	write(t, pool, "v", 0, pattern(5, chunkBytes))
+	write(t, pool, "v", 0, Pattern(5, chunkBytes))
 	must(t, pool.Snapshot("v", "s"), "Snapshot")
 	must(t, pool.DestroyVolume("v"), "DestroyVolume")
 	wantRefusal(t, pool.DestroyVolume("v"), backend.ErrNotFound, "a repeated destroy")
@@ -193,7 +193,7 @@ func testDestroyRefusedWhileOpen(t *testing.T, newPool newPoolFunc) {
 func testReadOnlyFence(t *testing.T, newPool newPoolFunc) {
 	pool := newPool(t)
 	create(t, pool, "v", volumeBytes, backend.Thin)
-	data := pattern(6, chunkBytes)
+	data := Pattern(6, chunkBytes)
 	write(t, pool, "v", 0, data)
 	early, err := pool.Open("v")
 	must(t, err, "Open before the fence")
@@ -201,12 +201,12 @@ func testReadOnlyFence(t *testing.T, newPool newPoolFunc) {
 	if !volumeInfo(t, pool, "v").ReadOnly {
 		t.Fatal("a fenced volume does not report ReadOnly")
 	}
-	_, err = early.WriteAt(pattern(7, chunkBytes), 0)
+	_, err = early.WriteAt(Pattern(7, chunkBytes), 0)
 	wantRefusal(t, err, backend.ErrRefused, "a write through a device opened before the fence")
 	must(t, early.Close(), "Close")
 	late, err := pool.Open("v")
 	must(t, err, "Open of a fenced volume")
-	_, err = late.WriteAt(pattern(7, chunkBytes), chunkBytes)
+	_, err = late.WriteAt(Pattern(7, chunkBytes), chunkBytes)
 	wantRefusal(t, err, backend.ErrRefused, "a write to a fenced volume")
 	must(t, late.Close(), "Close")
 	if got := read(t, pool, "v", 0, 2*chunkBytes); !bytes.Equal(got[:chunkBytes], data) ||

@@ -1,0 +1,335 @@
+package apps
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/baton-dr/baton/bed"
+	"github.com/baton-dr/baton/bed/ramen"
+	"github.com/baton-dr/baton/reports"
+	"github.com/baton-dr/baton/workload"
+)
+
+// App is one application: its workload model, its volumes, where its pod
+// runs, and Ramen's view of it.
+type App struct {
+	Spec    bed.App
+	Model   workload.Workload
+	Volumes []Volume
+	// Site is where the application runs; "" while it is stopped.
+	Site string
+	// Pod is its pod on Site; nil while it is stopped.
+	Pod Pod
+	// Ramen is the application as the hub protects it: its wishes, each
+	// site's VolumeReplications, the tail left writing after a fail-over.
+	Ramen *ramen.App
+}
+
+// Running reports whether the application's pod runs and can write.
+func (a *App) Running() bool { return a.Pod != nil && a.Pod.Devices() != nil }
+
+// Handles are the CSI handles of the application's volumes, in order.
+func (a *App) Handles() []string {
+	out := make([]string, len(a.Volumes))
+	for i, v := range a.Volumes {
+		out[i] = v.Handle
+	}
+	return out
+}
+
+// Moves is the part of bed.Bed the applications answer, for a bed to embed
+// (*Apps implements it).
+type Moves interface {
+	Deploy(spec bed.App) error
+	Protect(name string) error
+	Relocate(name, to string) (workload.Verdict, error)
+	Failover(name, to string) (workload.Verdict, error)
+	Verify(name string) (workload.Verdict, error)
+	Where(name string) (string, error)
+	Pod(name string) (string, error)
+}
+
+var _ Moves = (*Apps)(nil)
+
+// Config is what New takes.
+type Config struct {
+	Platform Platform
+	// Ramen is the bed's Ramen driver: its rounds are the bed's.
+	Ramen *ramen.Driver
+	// Sites are the bed's sites.
+	Sites []string
+	// Limit bounds a wait for a pod to run again.
+	Limit time.Duration
+}
+
+// Apps are the applications of one bed, in the order they were deployed.
+type Apps struct {
+	config Config
+	apps   []*App
+}
+
+// New returns a bed's applications, none deployed yet.
+func New(config Config) *Apps {
+	if config.Platform == nil || config.Ramen == nil || len(config.Sites) == 0 || config.Limit <= 0 {
+		panic(fmt.Sprintf("bed/apps: incomplete config %+v", config))
+	}
+	return &Apps{config: config}
+}
+
+// All are the applications in the order they were deployed.
+func (s *Apps) All() []*App { return slices.Clone(s.apps) }
+
+// App finds an application by name.
+func (s *Apps) App(name string) (*App, error) {
+	for _, a := range s.apps {
+		if a.Spec.Name == name {
+			return a, nil
+		}
+	}
+	return nil, fmt.Errorf("no application %q", name)
+}
+
+func (s *Apps) site(name string) error {
+	if !slices.Contains(s.config.Sites, name) {
+		return fmt.Errorf("no site %q (the bed has %v)", name, s.config.Sites)
+	}
+	return nil
+}
+
+func (s *Apps) model(spec bed.App, name string) (workload.Workload, error) {
+	return spec.Kind.Model(name, s.config.Platform.Rand(name))
+}
+
+// Deploy creates the application's volumes through its site's CSI
+// controller and starts its pod there.
+func (s *Apps) Deploy(spec bed.App) error {
+	p := s.config.Platform
+	if _, err := s.App(spec.Name); err == nil {
+		return fmt.Errorf("application %q is deployed already", spec.Name)
+	}
+	if err := s.site(spec.Site); err != nil {
+		return err
+	}
+	model, err := s.model(spec, spec.Name)
+	if err != nil {
+		return err
+	}
+	a := &App{Spec: spec, Model: model}
+	for _, v := range model.Volumes() {
+		handle, err := p.CreateVolume(spec.Site, spec.Name+"-"+v.Name, v.SizeBytes)
+		if err != nil {
+			return fmt.Errorf("create volume %s on %s: %w", v.Name, spec.Site, err)
+		}
+		a.Volumes = append(a.Volumes, Volume{Name: v.Name, Handle: handle, SizeBytes: v.SizeBytes})
+	}
+	a.Ramen = s.config.Ramen.Add(spec.Name, a.Handles())
+	s.apps = append(s.apps, a)
+	p.Event(spec.Site, reports.EventAction, "deploy %s", spec.Name)
+	pod, err := p.StartPod(spec.Site, spec.Name, a.Volumes)
+	if err != nil {
+		return err
+	}
+	a.Site, a.Pod = spec.Site, pod
+	return nil
+}
+
+// Step is one operation of every running application and of every tail.
+func (s *Apps) Step() {
+	p := s.config.Platform
+	now := p.Now()
+	for _, a := range s.apps {
+		if a.Running() {
+			res, err := a.Model.Step(now, a.Pod.Devices())
+			switch {
+			case err == nil && res.Acknowledged:
+				p.Wrote(a.Spec.Name, a.Site)
+			case err != nil && !errors.Is(err, workload.ErrStopped):
+				p.WriteFailed(a, err)
+			}
+		}
+		if t := a.Ramen.Tail; t != nil && t.Step(now) {
+			p.Wrote(a.Spec.Name, t.Site)
+		}
+	}
+}
+
+// Protect asks the application's site for Primary VolumeReplications and
+// waits until every volume shipped a first snapshot.
+func (s *Apps) Protect(name string) error {
+	a, err := s.App(name)
+	if err != nil {
+		return err
+	}
+	if a.Site == "" {
+		return fmt.Errorf("protect %s: it is not running", name)
+	}
+	return s.config.Ramen.Protect(a.Ramen, a.Site)
+}
+
+// Relocate is Ramen's planned relocation: the application stops and its
+// volumes are unstaged, the old site turns secondary and resyncs until its
+// data is protected, then the target site is promoted and the application
+// starts there.
+func (s *Apps) Relocate(name, to string) (workload.Verdict, error) {
+	a, err := s.App(name)
+	if err != nil {
+		return workload.Verdict{}, err
+	}
+	from := a.Site
+	switch {
+	case from == "":
+		return workload.Verdict{}, fmt.Errorf("relocate %s: it is not running", name)
+	case from == to:
+		return workload.Verdict{}, fmt.Errorf("relocate %s: it runs on %s already", name, to)
+	}
+	if err := s.site(to); err != nil {
+		return workload.Verdict{}, err
+	}
+	s.config.Platform.Event(from, reports.EventAction, "relocate %s from %s to %s", name, from, to)
+	if err := s.stop(a); err != nil {
+		return workload.Verdict{}, err
+	}
+	if err := s.config.Ramen.Relocate(a.Ramen, from, to); err != nil {
+		return workload.Verdict{}, err
+	}
+	return s.land(a, to, true)
+}
+
+// Failover is Ramen's unplanned fail-over: the hub makes the target site
+// primary (Promote, forced on FailedPrecondition) and the old site secondary
+// with autoResync -- delivered only when the hub reaches it again. Until
+// then the application left running on the old site keeps writing: the
+// diverged tail, which a second instance of the application's model writes,
+// so that the application's own history ends where the fail-over found it.
+func (s *Apps) Failover(name, to string) (workload.Verdict, error) {
+	a, err := s.App(name)
+	if err != nil {
+		return workload.Verdict{}, err
+	}
+	if err := s.site(to); err != nil {
+		return workload.Verdict{}, err
+	}
+	from := a.Site
+	if from == to {
+		return workload.Verdict{}, fmt.Errorf("fail over %s: it runs on %s already", name, to)
+	}
+	s.config.Platform.Event(to, reports.EventAction, "fail over %s from %s to %s", name, from, to)
+	var tail *ramen.Tail
+	if from != "" {
+		if a.Running() {
+			model, err := s.model(a.Spec, name+"~tail")
+			if err != nil {
+				return workload.Verdict{}, err
+			}
+			tail = &ramen.Tail{Model: model, Site: from, Devices: a.Pod.Devices(), Stop: a.Pod.Stop}
+		}
+		a.Site, a.Pod = "", nil
+	}
+	if err := s.config.Ramen.Failover(a.Ramen, from, to, tail); err != nil {
+		return workload.Verdict{}, err
+	}
+	return s.land(a, to, false)
+}
+
+// land starts the application on site and verifies what it finds there
+// before it writes anything: the move's verdict. The application then
+// continues from what survived.
+func (s *Apps) land(a *App, site string, planned bool) (workload.Verdict, error) {
+	p := s.config.Platform
+	start := p.Now()
+	pod, err := p.StartPod(site, a.Spec.Name, a.Volumes)
+	if err != nil {
+		return workload.Verdict{}, err
+	}
+	a.Site, a.Pod = site, pod
+	verdict := a.Model.Verify(pod.Devices(), p.Now())
+	s.checkLoss(a, verdict, planned)
+	p.Event(site, reports.EventRole, "%s runs on %s after %s: %d acknowledged writes lost",
+		a.Spec.Name, site, p.Now().Sub(start), verdict.LostAcknowledged())
+	if !verdict.Consistent() {
+		return verdict, fmt.Errorf("%s on %s: %s", a.Spec.Name, site, verdict.String())
+	}
+	return verdict, a.Model.Resume(verdict)
+}
+
+// checkLoss holds the volume invariant of a move (bed.MoveLosses); a
+// volume whose origin the records no longer show is said to be unchecked.
+func (s *Apps) checkLoss(a *App, verdict workload.Verdict, planned bool) {
+	p := s.config.Platform
+	origin := func(i int) (time.Time, error) { return p.OriginTakenAt(a.Volumes[i].Handle) }
+	broken, unchecked := bed.MoveLosses(a.Spec.Name, verdict, planned, origin, p.At)
+	for _, err := range unchecked {
+		p.Event("", reports.EventAction, "%v", err)
+	}
+	for _, v := range broken {
+		p.Violate(v.Invariant, v.Message)
+	}
+}
+
+// stop deletes the application's pod where it runs.
+func (s *Apps) stop(a *App) error {
+	if a.Site == "" {
+		return nil
+	}
+	var err error
+	if a.Pod != nil {
+		err = a.Pod.Stop()
+	}
+	a.Site, a.Pod = "", nil
+	return err
+}
+
+// Close stops every application and every tail still writing.
+func (s *Apps) Close() error {
+	var errs []error
+	for _, a := range s.apps {
+		if t := a.Ramen.Tail; t != nil {
+			errs = append(errs, t.Stop())
+			a.Ramen.Tail = nil
+		}
+		errs = append(errs, s.stop(a))
+	}
+	return errors.Join(errs...)
+}
+
+// Verify reads the application's volumes where it runs, once its pod runs
+// again if its node went down.
+func (s *Apps) Verify(name string) (workload.Verdict, error) {
+	a, err := s.App(name)
+	if err != nil {
+		return workload.Verdict{}, err
+	}
+	if a.Site == "" {
+		return workload.Verdict{}, fmt.Errorf("application %q is not running", name)
+	}
+	if !a.Running() && !s.config.Platform.Until(a.Running, s.config.Limit) {
+		return workload.Verdict{}, fmt.Errorf("%s's pod on %s did not run again within %s", name, a.Site, s.config.Limit)
+	}
+	return a.Model.Verify(a.Pod.Devices(), s.config.Platform.Now()), nil
+}
+
+// Where tells on which site the application runs.
+func (s *Apps) Where(name string) (string, error) {
+	a, err := s.App(name)
+	if err != nil {
+		return "", err
+	}
+	if a.Site == "" {
+		return "", fmt.Errorf("application %q is not running", name)
+	}
+	return a.Site, nil
+}
+
+// Pod tells on which node the application's pod runs.
+func (s *Apps) Pod(name string) (string, error) {
+	a, err := s.App(name)
+	if err != nil {
+		return "", err
+	}
+	if a.Pod == nil || a.Pod.Node() == "" {
+		return "", fmt.Errorf("application %q is not running", name)
+	}
+	return a.Pod.Node(), nil
+}

@@ -1,0 +1,14 @@
+// Package apps is the application logic every bed shares: it deploys an
+// application's volumes through its site's CSI controller, starts its pod,
+// steps its workload model, protects and moves it in Ramen's order
+// (bed/ramen), and judges what each move lost (bed.MoveLosses). One
+// implementation of the rules -- a fail-over to the site the application runs
+// on is refused, the instance left writing on a cut-off site is the diverged
+// tail, a planned move loses nothing -- whichever bed runs it.
+//
+// What differs between beds is behind Platform, which each bed implements
+// (bed/sim over the simulated kernel, bed/local over real processes, and the
+// kind-based bed/real): how a volume is made and a pod started, what time
+// is, where events and violations go. The bed keeps its own Ramen driver
+// (its rounds are its own) and hands it to New.
+package apps
