@@ -109,6 +109,7 @@ ranges, on the docker network baton-realbed.`,
 			return nil
 		},
 	})
+	realbed.AddCommand(newRealbedOCMCommand())
 	return realbed
 }
 

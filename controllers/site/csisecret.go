@@ -89,6 +89,13 @@ func (r *CSISecretReconciler) Reconcile(ctx context.Context, _ ctrl.Request) (ct
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	if !exists && len(local) == 0 && len(declared) == 0 {
+		// A site deployed through the hub's flow has no cluster until its
+		// draft expands, and a secret that lists none is refused by every
+		// reader (the storage API server, the node agent, the CSI driver):
+		// until there is one, there is nothing to write.
+		return ctrl.Result{}, nil
+	}
 	data, err := r.render(secret.Data[CSISecretKey], local, declared)
 	if err != nil {
 		return ctrl.Result{}, err

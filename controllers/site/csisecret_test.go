@@ -155,3 +155,26 @@ func TestAMalformedPeersSecretIsRefused(t *testing.T) {
 		t.Fatalf("the CSI secret was written: %s", s.Data[sitecontroller.CSISecretKey])
 	}
 }
+
+func TestNoCSISecretIsWrittenBeforeTheSiteHasACluster(t *testing.T) {
+	c := fakeClient(t)
+	r := &sitecontroller.CSISecretReconciler{Client: c, Namespace: "baton", SecretName: "baton-csi",
+		Endpoint: "https://site-a.example:8443", Random: rand.NewChaCha8([32]byte{7})}
+	ctx := testContext(t)
+	if _, err := r.Reconcile(ctx, ctrl.Request{}); err != nil {
+		t.Fatal(err)
+	}
+	var s corev1.Secret
+	if err := c.Get(ctx, client.ObjectKey{Namespace: "baton", Name: "baton-csi"}, &s); err == nil {
+		t.Fatalf("a CSI secret without a cluster: %s", s.Data[sitecontroller.CSISecretKey])
+	}
+	if err := c.Create(ctx, storageCluster("baton")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Reconcile(ctx, ctrl.Request{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := clustersOf(t, c); !strings.Contains(got, `"cluster_id":"aaaaaaaa-0000-4000-8000-00000000000a"`) {
+		t.Errorf("once the cluster is there the secret lists %s", got)
+	}
+}

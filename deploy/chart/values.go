@@ -10,6 +10,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/baton-dr/baton/api/v1alpha1"
 	"github.com/baton-dr/baton/storage/chain"
 )
 
@@ -110,6 +111,18 @@ type Operator struct {
 	TickInterval   string         `json:"tickInterval"`
 	LogLevel       int            `json:"logLevel"`
 	Resources      map[string]any `json:"resources,omitempty"`
+	// Discovery is what the operator's discovery runs read (its
+	// --discovery-file); empty, they fail saying so.
+	Discovery []DiscoveryNode `json:"discovery,omitempty"`
+}
+
+// DiscoveryNode is one node's candidate devices, as a discovery run reads
+// them (controllers/site.NodeCandidates).
+type DiscoveryNode struct {
+	Name    string                     `json:"name"`
+	Address string                     `json:"address,omitempty"`
+	Labels  map[string]string          `json:"labels,omitempty"`
+	Devices []v1alpha1.CandidateDevice `json:"devices,omitempty"`
 }
 
 // Node is the node DaemonSet.
@@ -251,6 +264,7 @@ func (v Values) Validate() error {
 		problem("site.clusterID %q is not a lower-case UUID", v.Site.ClusterID)
 	}
 	problems = append(problems, v.storageProblems()...)
+	problems = append(problems, v.discoveryProblems()...)
 	problems = append(problems, v.crossSiteProblems()...)
 	if v.TLS.Create && (v.TLS.CA == "" || v.TLS.StorageAPICert == "" || v.TLS.StorageAPIKey == "") {
 		problem("tls.create needs tls.ca, tls.storageAPICert and tls.storageAPIKey")
@@ -303,6 +317,27 @@ func (v Values) storageProblems() []string {
 	}
 	if v.StorageCluster.Create && v.Site.ClusterID == "" {
 		problems = append(problems, "storageCluster.create needs site.clusterID")
+	}
+	return problems
+}
+
+// discoveryProblems checks the discovery list as the operator's parser
+// does: names unique and non-empty, device paths absolute, sizes not
+// negative.
+func (v Values) discoveryProblems() []string {
+	var problems []string
+	seen := map[string]bool{}
+	for i, n := range v.Operator.Discovery {
+		if n.Name == "" || seen[n.Name] {
+			problems = append(problems, fmt.Sprintf("operator.discovery[%d]: node name %q is empty or repeated", i, n.Name))
+		}
+		seen[n.Name] = true
+		for j, d := range n.Devices {
+			if !strings.HasPrefix(d.Path, "/") || d.SizeBytes < 0 {
+				problems = append(problems, fmt.Sprintf("operator.discovery[%d].devices[%d]: %q of %d bytes: want an absolute path and a size not negative",
+					i, j, d.Path, d.SizeBytes))
+			}
+		}
 	}
 	return problems
 }
