@@ -144,8 +144,11 @@ func (b *Bed) step() {
 	}
 }
 
-// Protect asks the application's site for Primary VolumeReplications and
-// waits until every volume shipped a first snapshot.
+// Protect retains the application's persistent volumes, as Ramen's VRG
+// does before it protects them (a protected volume's data outlives its
+// claim: the chain is the sites'), then asks the application's site for
+// Primary VolumeReplications and waits until every volume shipped a first
+// snapshot.
 func (b *Bed) Protect(name string) error {
 	a, err := b.app(name)
 	if err != nil {
@@ -153,6 +156,15 @@ func (b *Bed) Protect(name string) error {
 	}
 	if a.site == "" {
 		return fmt.Errorf("protect %s: it is not running", name)
+	}
+	s, err := b.site(a.site)
+	if err != nil {
+		return err
+	}
+	for _, v := range a.volumes {
+		if err := b.retain(context.Background(), s, v.pv[s.Site]); err != nil {
+			return fmt.Errorf("protect %s: %w", name, err)
+		}
 	}
 	return b.ramen.Protect(a.ramen, a.site)
 }

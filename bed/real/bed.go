@@ -93,8 +93,10 @@ type Bed struct {
 	checker    *chain.Checker
 	reported   map[string]bool
 	lastCheck  time.Time
-	closeOnce  sync.Once
-	closeErr   error
+	// lastProgress is when the bed last said what it waits for.
+	lastProgress time.Time
+	closeOnce    sync.Once
+	closeErr     error
 }
 
 var _ bed.Bed = (*Bed)(nil)
@@ -173,16 +175,24 @@ func (b *Bed) attach(ctx context.Context, c Cluster) (*site, error) {
 	return s, nil
 }
 
-// Close stops the applications, heals the partitions the bed made, and
-// deletes the run's namespaces in both sites (their claims' volumes with
-// them). Safe after a failed New and more than once.
+// Close heals the partitions the bed made -- first, so that no cut keeps
+// a site from unpublishing what a pod held or the hub from reaching it --
+// stops the applications, deletes their protection as Ramen does
+// (replication disabled wherever a VolumeReplication was), and deletes
+// the run's namespaces and persistent volumes in both sites. The volumes'
+// data stays in the sites' records: a chain's records are never dropped.
+// Safe after a failed New and more than once.
 func (b *Bed) Close() error {
 	b.closeOnce.Do(func() {
-		var errs []error
+		errs := []error{b.healSites()}
 		for _, name := range b.appOrder {
 			errs = append(errs, b.stop(b.apps[name]))
 		}
-		errs = append(errs, b.healSites())
+		for _, name := range b.appOrder {
+			if err := b.ramen.Unprotect(b.apps[name].ramen); err != nil {
+				errs = append(errs, err)
+			}
+		}
 		for _, s := range b.sites {
 			errs = append(errs, b.deleteNamespace(s))
 			if s.conn != nil {
