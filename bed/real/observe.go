@@ -19,6 +19,7 @@ func (b *Bed) event(site string, kind reports.EventKind, format string, args ...
 	detail := fmt.Sprintf(format, args...)
 	b.timeline = append(b.timeline, reports.Event{At: time.Now(), Site: site, Kind: kind, Detail: detail})
 	b.logf(site, "%s", detail)
+	b.lastProgress = time.Now() // what it waits for is said after progressPeriod without news
 }
 
 // logf prints one line of the bed's log, not the timeline: the time since

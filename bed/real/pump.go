@@ -135,8 +135,9 @@ func (b *Bed) due(vr *ramen.VR, ended time.Time, again time.Duration) time.Time 
 	return ended.Add(backoff)
 }
 
-// progress says, every progressPeriod, which VolumeReplications have not
-// reached what they want yet, and the last error each met.
+// progress says, after progressPeriod without news, which
+// VolumeReplications have not reached what they want yet (the errors
+// themselves are on the log as they come: see due).
 func (b *Bed) progress() {
 	b.lastProgress = time.Now()
 	var waiting []string
@@ -144,21 +145,19 @@ func (b *Bed) progress() {
 		a := b.apps[name]
 		for _, s := range b.Sites() {
 			vrs := a.ramen.VRs(s)
-			pending, last := 0, ""
+			pending, failing := 0, 0
 			for _, vr := range vrs {
 				if !vr.Done() {
 					pending++
-					if vr.LastError != "" {
-						last = vr.LastError
-					}
+					failing = max(failing, vr.Failing)
 				}
 			}
 			if pending == 0 {
 				continue
 			}
 			line := fmt.Sprintf("%s on %s: %d of %d VRs not %s yet", name, s, pending, len(vrs), vrs[0].Wants)
-			if last != "" {
-				line += " (last error: " + last + ")"
+			if failing > 0 {
+				line += fmt.Sprintf(" (their calls failed %d times in a row)", failing)
 			}
 			waiting = append(waiting, line)
 		}
