@@ -64,11 +64,13 @@ func (in *Infra) Deploy(ctx context.Context, image string) error {
 }
 
 // eachSite runs f for both sites in parallel and joins the errors.
-func (in *Infra) eachSite(f func(c Cluster) error) error {
-	sites := Sites()
-	errs := make([]error, len(sites))
+func (in *Infra) eachSite(f func(c Cluster) error) error { return in.each(Sites(), f) }
+
+// each runs f for every one of clusters in parallel and joins the errors.
+func (in *Infra) each(clusters []Cluster, f func(c Cluster) error) error {
+	errs := make([]error, len(clusters))
 	var wg sync.WaitGroup
-	for i, c := range sites {
+	for i, c := range clusters {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
