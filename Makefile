@@ -56,25 +56,44 @@ realbed-down: ## tear the real bed down: clusters, network, every loop device it
 vmtest: ## run the backend conformance suites on real ZFS and DRBD in qemu guests
 	@bash ci/vmtest/vmtest.sh
 
-images: ## build the container images of the five binaries
-	@echo "make images: the image build files under deploy/ have not landed yet" >&2; exit 1
+# `make images` needs root the first time (debootstrap, the private dockerd of
+# ci/realbed/dockerd.sh, which it leaves running); cold it builds
+# external-provisioner and csi-addons from the module proxy (about 15 min each).
+images: ## build baton's image offline into the private dockerd and print its name (root; see docs/deploy.md)
+	@bash ci/realbed/baton-image.sh
 
 # `make crds` runs controller-gen (pinned in go.mod as a tool): CRDs into CRD_DIR,
 # deepcopy functions next to the types (or into DEEPCOPY_DIR), and the operator's
 # role into RBAC_DIR once RBAC_PATHS names the packages carrying +kubebuilder:rbac
-# markers -- enabling RBAC is setting that one variable. The manifests-are-fresh
-# test in api/v1alpha1 runs this target with the three directories in a temp dir.
+# markers -- enabling RBAC is setting that one variable. It then copies what the
+# Helm chart carries into CHART_DIR: baton's CRDs and the operator's role, and
+# csi-addons' CRDs and controller-manager role from its module (the version
+# ci/realbed/csi-addons.go.mod pins, the one `make images` builds). The
+# manifests-are-fresh test in api/v1alpha1 runs this target with every output
+# directory in a temp dir.
 CONTROLLER_GEN ?= $(GO) tool controller-gen
 API_PATHS    = ./api/...
 RBAC_PATHS   = ./controllers/site/...
 CRD_DIR      ?= deploy/crds
 RBAC_DIR     ?= deploy/rbac
 DEEPCOPY_DIR ?=
+CHART_DIR    ?= deploy/chart/baton
+CSI_ADDONS_MODULE = github.com/csi-addons/kubernetes-csi-addons
+CSI_ADDONS_VERSION = $(shell awk '$$1 == "require" && $$2 == "$(CSI_ADDONS_MODULE)" {print $$3}' ci/realbed/csi-addons.go.mod)
 
-crds: ## generate CRDs (and deepcopy, and later RBAC) from api/ into deploy/
+crds: ## generate CRDs, deepcopy and the operator's RBAC into deploy/, and copy them (and csi-addons') into the chart
 	$(CONTROLLER_GEN) object paths=$(API_PATHS) $(if $(DEEPCOPY_DIR),output:object:dir=$(DEEPCOPY_DIR))
 	rm -rf $(CRD_DIR) && $(CONTROLLER_GEN) crd paths=$(API_PATHS) output:crd:artifacts:config=$(CRD_DIR)
 	$(if $(RBAC_PATHS),rm -rf $(RBAC_DIR) && $(CONTROLLER_GEN) rbac:roleName=baton-controller paths=$(RBAC_PATHS) output:rbac:artifacts:config=$(RBAC_DIR))
+	rm -rf $(CHART_DIR)/crds $(CHART_DIR)/files
+	install -d $(CHART_DIR)/crds/baton $(CHART_DIR)/crds/csi-addons $(CHART_DIR)/files/rbac $(CHART_DIR)/files/csi-addons
+	install -m 0644 $(CRD_DIR)/*.yaml $(CHART_DIR)/crds/baton/
+	install -m 0644 $(RBAC_DIR)/role.yaml $(CHART_DIR)/files/rbac/operator-role.yaml
+	@test -n "$(CSI_ADDONS_VERSION)" || { echo "make crds: ci/realbed/csi-addons.go.mod pins no $(CSI_ADDONS_MODULE)" >&2; exit 1; }
+	$(GO) mod download $(CSI_ADDONS_MODULE)@$(CSI_ADDONS_VERSION)
+	addons=$$($(GO) list -m -f '{{.Dir}}' $(CSI_ADDONS_MODULE)@$(CSI_ADDONS_VERSION)) && \
+	  install -m 0644 $$addons/config/crd/bases/*.yaml $(CHART_DIR)/crds/csi-addons/ && \
+	  install -m 0644 $$addons/config/rbac/role.yaml $(CHART_DIR)/files/csi-addons/manager-role.yaml
 
 lint: ## gofmt, go vet and staticcheck
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi

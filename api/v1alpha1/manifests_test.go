@@ -14,8 +14,9 @@ import (
 
 // TestManifestsAreFresh runs `make crds` into a temp dir and compares what it
 // generates with what is committed: the CRDs in deploy/crds, the deepcopy
-// functions beside the types, and the role in deploy/rbac once RBAC_PATHS turns
-// its generation on. Running the Makefile's own target (not a copy of its
+// functions beside the types, the role in deploy/rbac once RBAC_PATHS turns
+// its generation on, and what the Helm chart carries of them and of
+// csi-addons (deploy/chart/baton/crds and files). Running the Makefile's own target (not a copy of its
 // arguments) is what makes a pass mean "make crds would change nothing".
 func TestManifestsAreFresh(t *testing.T) {
 	if _, err := exec.LookPath("make"); err != nil {
@@ -26,13 +27,17 @@ func TestManifestsAreFresh(t *testing.T) {
 	cmd := exec.Command("make", "--no-print-directory", "-s", "crds",
 		"CRD_DIR="+filepath.Join(out, "crds"),
 		"RBAC_DIR="+filepath.Join(out, "rbac"),
-		"DEEPCOPY_DIR="+filepath.Join(out, "deepcopy"))
+		"DEEPCOPY_DIR="+filepath.Join(out, "deepcopy"),
+		"CHART_DIR="+filepath.Join(out, "chart"))
 	cmd.Dir = root
 	if output, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("make crds: %v\n%s", err, output)
 	}
 	compareTrees(t, filepath.Join(root, "deploy", "crds"), filepath.Join(out, "crds"))
 	compareTrees(t, filepath.Join(root, "deploy", "rbac"), filepath.Join(out, "rbac"))
+	for _, dir := range []string{"crds", "files"} {
+		compareTrees(t, filepath.Join(root, "deploy", "chart", "baton", dir), filepath.Join(out, "chart", dir))
+	}
 	compareFiles(t, filepath.Join(root, "api", "v1alpha1", "zz_generated.deepcopy.go"),
 		filepath.Join(out, "deepcopy", "zz_generated.deepcopy.go"))
 }

@@ -24,6 +24,7 @@ type options struct {
 	storageAPIEndpoint string
 	tlsSecret          string
 	csiSecret          string
+	peersSecret        string
 	csiDriver          string
 	peerCAFile         string
 	discoveryFile      string
@@ -51,6 +52,8 @@ func parseFlags(args []string, output io.Writer) (options, error) {
 		"https URL peers and the CSI driver reach the storage API at; empty is https://baton-controller.<namespace>.svc<port of --storage-api-address>")
 	flags.StringVar(&o.tlsSecret, "tls-secret", "baton-controller-tls", "kubernetes.io/tls Secret in --namespace with the storage API's certificate")
 	flags.StringVar(&o.csiSecret, "csi-secret", "baton-csi", "Secret in --namespace whose \"clusters\" key the CSI driver reads")
+	flags.StringVar(&o.peersSecret, "peers-secret", "",
+		"Secret in --namespace whose \"clusters\" key lists peer sites' clusters to register in the CSI secret (local=false); empty registers none")
 	flags.StringVar(&o.peerCAFile, "peer-ca-file", "",
 		"PEM bundle of the CAs that sign peer sites' storage API certificates; empty trusts the system roots")
 	flags.StringVar(&o.csiDriver, "csi-driver", "csi.baton.dev", "CSI driver name of the site's volumes (TestFailover bubbles name it)")

@@ -159,7 +159,8 @@ func wire(ctx context.Context, m manager.Manager, o options, logger logr.Logger)
 		&site.DraftReconciler{Client: c, Clock: clock, Random: rand.Reader},
 		&site.TestFailoverReconciler{Client: c, Clock: clock, Operator: op, DriverName: o.csiDriver},
 		&site.NodeFencingReconciler{Client: c, Operator: op},
-		&site.CSISecretReconciler{Client: c, Namespace: o.namespace, SecretName: o.csiSecret, Endpoint: o.endpoint(), Random: rand.Reader},
+		&site.CSISecretReconciler{Client: c, Namespace: o.namespace, SecretName: o.csiSecret, PeersSecretName: o.peersSecret,
+			Endpoint: o.endpoint(), Random: rand.Reader},
 	} {
 		if err := r.SetupWithManager(m); err != nil {
 			return nil, fmt.Errorf("failed to set up %T: %w", r, err)

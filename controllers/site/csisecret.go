@@ -30,6 +30,10 @@ const CSISecretKey = "clusters"
 // then writes nothing: rewriting it would drop the entries peer sites put there.
 var ErrMalformedSecret = errors.New("the CSI secret's clusters entry is malformed")
 
+// ErrMalformedPeersSecret: the peers secret's clusters do not parse. The
+// operator then writes nothing rather than drop the peers it lists.
+var ErrMalformedPeersSecret = errors.New("the peers secret's clusters entry is malformed")
+
 // csiCluster is one entry of the CSI secret. cluster_secret is the bearer
 // token of the cluster's storage API: it is never logged, never put in an
 // error, never in an event.
@@ -46,13 +50,18 @@ type csiCluster struct {
 // StorageCluster of the namespace (local=true), with this site's storage API
 // endpoint and a secret drawn once and kept for ever after. Entries peer sites
 // registered (local=false) are kept as they are (whitespace aside), in their
-// order, after the
-// local ones.
+// order, after the local ones. The peers secret, when named, registers its
+// clusters as peers too (the Helm chart's peers value writes it, so that the
+// chart never writes the CSI secret the operator owns).
 type CSISecretReconciler struct {
 	Client    client.Client
 	Namespace string
 	// SecretName is the CSI secret in Namespace.
 	SecretName string
+	// PeersSecretName is a Secret in Namespace whose clusters key lists peer
+	// sites' clusters, each registered in the CSI secret as a peer
+	// (local=false) in place of an entry of the same cluster; empty is none.
+	PeersSecretName string
 	// Endpoint is this site's storage API as peers and the CSI driver reach it.
 	Endpoint string
 	// Random draws new cluster secrets: crypto/rand in production.
@@ -76,7 +85,11 @@ func (r *CSISecretReconciler) Reconcile(ctx context.Context, _ ctrl.Request) (ct
 	if err != nil && !apierrors.IsNotFound(err) {
 		return ctrl.Result{}, fmt.Errorf("failed to read the CSI secret: %w", err)
 	}
-	data, err := r.render(secret.Data[CSISecretKey], local)
+	declared, err := r.declaredPeers(ctx)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	data, err := r.render(secret.Data[CSISecretKey], local, declared)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -100,8 +113,36 @@ func (r *CSISecretReconciler) Reconcile(ctx context.Context, _ ctrl.Request) (ct
 	return ctrl.Result{}, nil
 }
 
-// render builds the secret's clusters from what it holds now.
-func (r *CSISecretReconciler) render(current []byte, local []string) ([]byte, error) {
+// declaredPeers reads the peers secret; a missing one declares none.
+func (r *CSISecretReconciler) declaredPeers(ctx context.Context) ([]csiCluster, error) {
+	if r.PeersSecretName == "" {
+		return nil, nil
+	}
+	var secret corev1.Secret
+	err := r.Client.Get(ctx, types.NamespacedName{Namespace: r.Namespace, Name: r.PeersSecretName}, &secret)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("failed to read the peers secret: %w", err)
+	}
+	var declared struct {
+		Clusters []csiCluster `json:"clusters"`
+	}
+	if data := secret.Data[CSISecretKey]; len(data) > 0 {
+		if err := json.Unmarshal(data, &declared); err != nil {
+			return nil, ErrMalformedPeersSecret // the parser's message could quote a secret
+		}
+	}
+	for i := range declared.Clusters {
+		declared.Clusters[i].Local = false
+	}
+	return declared.Clusters, nil
+}
+
+// render builds the secret's clusters from what it holds now and the
+// declared peers, which replace stored entries of the same clusters.
+func (r *CSISecretReconciler) render(current []byte, local []string, declared []csiCluster) ([]byte, error) {
 	var stored struct {
 		Clusters []json.RawMessage `json:"clusters"`
 	}
@@ -120,6 +161,8 @@ func (r *CSISecretReconciler) render(current []byte, local []string) ([]byte, er
 		switch {
 		case slices.Contains(local, entry.ClusterID):
 			kept[entry.ClusterID] = entry // ours: its secret stays
+		case slices.ContainsFunc(declared, func(d csiCluster) bool { return d.ClusterID == entry.ClusterID }):
+			// re-registered below, as the peers secret says
 		case !entry.Local:
 			peers = append(peers, raw)
 		} // a local entry of a cluster this site no longer has is dropped
@@ -142,6 +185,11 @@ func (r *CSISecretReconciler) render(current []byte, local []string) ([]byte, er
 	for _, raw := range peers {
 		out.Clusters = append(out.Clusters, raw)
 	}
+	for _, entry := range declared {
+		if !slices.Contains(local, entry.ClusterID) { // a cluster is not its own peer
+			out.Clusters = append(out.Clusters, entry)
+		}
+	}
 	return json.Marshal(out)
 }
 
@@ -153,8 +201,9 @@ func (r *CSISecretReconciler) newSecret() (string, error) {
 	return hex.EncodeToString(b[:]), nil
 }
 
-// SetupWithManager wakes the one request on any StorageCluster and on the
-// secret itself (a peer registering, a person editing).
+// SetupWithManager wakes the one request on any StorageCluster, on the
+// secret itself (a peer registering, a person editing) and on the peers
+// secret.
 func (r *CSISecretReconciler) SetupWithManager(m ctrl.Manager) error {
 	only := handler.EnqueueRequestsFromMapFunc(func(context.Context, client.Object) []reconcile.Request {
 		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: r.Namespace, Name: r.SecretName}}}
@@ -162,7 +211,8 @@ func (r *CSISecretReconciler) SetupWithManager(m ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(m).Named("csi-secret").
 		Watches(&v1.StorageCluster{}, only).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
-			if o.GetNamespace() != r.Namespace || o.GetName() != r.SecretName {
+			ours := o.GetName() == r.SecretName || r.PeersSecretName != "" && o.GetName() == r.PeersSecretName
+			if o.GetNamespace() != r.Namespace || !ours {
 				return nil
 			}
 			return []reconcile.Request{{NamespacedName: client.ObjectKeyFromObject(o)}}

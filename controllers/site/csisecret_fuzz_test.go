@@ -20,7 +20,7 @@ func FuzzCSISecret(f *testing.F) {
 	local := []string{"a"}
 	f.Fuzz(func(t *testing.T, current []byte) {
 		r := &CSISecretReconciler{Endpoint: "https://site-a", Random: rand.NewChaCha8([32]byte{})}
-		out, err := r.render(current, local)
+		out, err := r.render(current, local, nil)
 		if errors.Is(err, ErrMalformedSecret) {
 			return
 		}

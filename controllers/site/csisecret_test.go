@@ -111,3 +111,47 @@ func TestAMalformedCSISecretIsLeftAlone(t *testing.T) {
 		t.Fatalf("the malformed secret was rewritten: %s", got)
 	}
 }
+
+// TestThePeersSecretRegistersPeers: the peers secret's clusters become peer
+// entries (local=false whatever it says), in place of a stored entry of the
+// same cluster; another stored peer stays; an entry naming our own cluster is
+// not registered; and the log holds no token.
+func TestThePeersSecretRegistersPeers(t *testing.T) {
+	const declaredB = `{"cluster_id":"bbbbbbbb-0000-4000-8000-00000000000b","cluster_endpoint":"https://site-b:30443","cluster_secret":"new-token-b","local":true}`
+	const otherPeer = `{"cluster_id":"cccccccc-0000-4000-8000-00000000000c","cluster_endpoint":"https://site-c:8443","cluster_secret":"peer-token-c","local":false}`
+	existing := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "baton", Name: "baton-csi"},
+		Data: map[string][]byte{sitecontroller.CSISecretKey: []byte(`{"clusters":[` + peerEntry + `,` + otherPeer + `]}`)}}
+	peers := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "baton", Name: "baton-peers"},
+		Data: map[string][]byte{sitecontroller.CSISecretKey: []byte(`{"clusters":[` + declaredB + `,` + ourOld + `]}`)}}
+	c, r, ctx, logged := secretRig(t, existing, peers)
+	r.PeersSecretName = "baton-peers"
+	if _, err := r.Reconcile(ctx, ctrl.Request{}); err != nil {
+		t.Fatal(err)
+	}
+	got := clustersOf(t, c)
+	wantTail := `,` + otherPeer + `,{"cluster_id":"bbbbbbbb-0000-4000-8000-00000000000b","cluster_endpoint":"https://site-b:30443","cluster_secret":"new-token-b","local":false}]}`
+	if !strings.HasSuffix(got, wantTail) || strings.Contains(got, "peer-token-b") || strings.Contains(got, "our-token-a") {
+		t.Fatalf("secret\n got %s\nwant ...%s", got, wantTail)
+	}
+	for _, token := range []string{"new-token-b", "peer-token-c"} {
+		if strings.Contains(logged.String(), token) {
+			t.Fatalf("the log holds %s:\n%s", token, logged)
+		}
+	}
+}
+
+// TestAMalformedPeersSecretIsRefused: nothing is written, nothing quoted.
+func TestAMalformedPeersSecretIsRefused(t *testing.T) {
+	peers := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "baton", Name: "baton-peers"},
+		Data: map[string][]byte{sitecontroller.CSISecretKey: []byte(`{"clusters":[{"cluster_secret":"leaked-token"`)}}
+	c, r, ctx, _ := secretRig(t, peers)
+	r.PeersSecretName = "baton-peers"
+	_, err := r.Reconcile(ctx, ctrl.Request{})
+	if !errors.Is(err, sitecontroller.ErrMalformedPeersSecret) || strings.Contains(err.Error(), "leaked-token") {
+		t.Fatalf("malformed peers secret: %v", err)
+	}
+	var s corev1.Secret
+	if err := c.Get(ctx, client.ObjectKey{Namespace: "baton", Name: "baton-csi"}, &s); err == nil {
+		t.Fatalf("the CSI secret was written: %s", s.Data[sitecontroller.CSISecretKey])
+	}
+}
