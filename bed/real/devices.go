@@ -130,7 +130,7 @@ func withOpen(device string, flags int, f func(fd int) error) error {
 
 // poolSuffix is the end of the path of a site's pool image, whatever the
 // path shows before it: the node agent's --pool-dir is
-// /var/lib/baton-realbed/<site>/pool (see site.yaml), a host directory
+// /var/lib/baton-realbed/<site>/pool (the chart's storage.hostDir, see install.go), a host directory
 // bind-mounted into the node, so once the node's namespaces are gone
 // sysfs shows "/<site>/pool/pool.img", "(deleted)" after it when run/ was
 // removed. The site's name (baton-site-a) is the bed's alone.
