@@ -81,15 +81,25 @@ func (b *Bed) Deploy(spec bed.App) error {
 	return b.start(a, s)
 }
 
-// start starts the application's pod on the site and opens its devices.
-func (b *Bed) start(a *app, s *site) error {
-	ctx := context.Background()
+// restoreClaims makes the application's claims on the site where it has
+// none yet, bound to their volumes' handles, as Ramen's VRG restores them
+// before it makes the site's VolumeReplications (which name the claims).
+func (b *Bed) restoreClaims(a *app, s *site) error {
 	for _, v := range a.volumes {
 		if v.pv[s.Site] == "" {
-			if err := b.restoreClaim(ctx, s, v); err != nil {
+			if err := b.restoreClaim(context.Background(), s, v); err != nil {
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+// start starts the application's pod on the site and opens its devices.
+func (b *Bed) start(a *app, s *site) error {
+	ctx := context.Background()
+	if err := b.restoreClaims(a, s); err != nil {
+		return err
 	}
 	uid, err := b.startPod(ctx, s, a)
 	if err != nil {
@@ -185,11 +195,15 @@ func (b *Bed) Relocate(name, to string) (workload.Verdict, error) {
 	case from == to:
 		return workload.Verdict{}, fmt.Errorf("relocate %s: it runs on %s already", name, to)
 	}
-	if _, err := b.site(to); err != nil {
+	target, err := b.site(to)
+	if err != nil {
 		return workload.Verdict{}, err
 	}
 	b.event(from, reports.EventAction, "relocate %s from %s to %s", name, from, to)
 	if err := b.stop(a); err != nil {
+		return workload.Verdict{}, err
+	}
+	if err := b.restoreClaims(a, target); err != nil {
 		return workload.Verdict{}, err
 	}
 	if err := b.ramen.Relocate(a.ramen, from, to); err != nil {
@@ -207,7 +221,11 @@ func (b *Bed) Failover(name, to string) (workload.Verdict, error) {
 	if err != nil {
 		return workload.Verdict{}, err
 	}
-	if _, err := b.site(to); err != nil {
+	target, err := b.site(to)
+	if err != nil {
+		return workload.Verdict{}, err
+	}
+	if err := b.restoreClaims(a, target); err != nil {
 		return workload.Verdict{}, err
 	}
 	from := a.site

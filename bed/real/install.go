@@ -25,6 +25,10 @@ import (
 // the CSI controller's sockets live, per site.
 const hostDir = "/var/lib/baton-realbed"
 
+// vrSchedulingInterval is the VolumeReplicationClass's schedulingInterval:
+// Ramen's default of a minute on the scenarios' time scale.
+const vrSchedulingInterval = "10s"
+
 // installLimit bounds one release's install or upgrade, and then the wait
 // for the site's storage node and the driver's registration with kubelet.
 const installLimit = 5 * time.Minute
@@ -63,6 +67,9 @@ func (in *Infra) values(ctx context.Context, c Cluster, image string, ca *bedCA,
 	values.Operator.LeaderElect = false // one replica; a restart need not wait out a lease
 	values.CSIAddons.Manager.LeaderElect = false
 	values.CSI.ControllerSocketDir = filepath.Dir(in.addonsSocketOnNode(c))
+	// csi-addons reads a primary's last sync time this often (an hour by
+	// default): a scenario's protection waits for the first one.
+	values.VolumeReplicationClass.SchedulingInterval = vrSchedulingInterval
 	values.CrossSite = chart.CrossSite{Enabled: true, Host: address, StorageAPINodePort: 30443, StreamPort: 9500, StreamNodePort: 30500}
 	values.TLS.Create, values.TLS.CA = true, ca.CertPEM
 	values.TLS.StorageAPICert, values.TLS.StorageAPIKey = apiCert, apiKey

@@ -83,13 +83,21 @@ func (b *Bed) Run(d time.Duration) error {
 // every call returned, the function that records when each VR is due next.
 func (b *Bed) startRound() <-chan func() {
 	type due struct {
-		s  *site
-		vr *ramen.VR
+		s       *site
+		vr      *ramen.VR
+		object  vrObject
+		reached bool
 	}
 	var calls []due
 	b.ramen.Round(time.Now(), func(name string, vr *ramen.VR) {
 		s, _ := b.site(name) // the driver's sites are the bed's
-		calls = append(calls, due{s, vr})
+		o, err := b.vrObjectOf(vr)
+		if err != nil {
+			b.violate("bed: a VolumeReplication of no volume", err.Error())
+			vr.Due = time.Now().Add(retryCeiling)
+			return
+		}
+		calls = append(calls, due{s, vr, o, !b.hubCut[name]})
 	})
 	if len(calls) == 0 {
 		return nil
@@ -106,9 +114,9 @@ func (b *Bed) startRound() <-chan func() {
 				ctx, cancel := context.WithTimeout(context.Background(), callLimit)
 				defer cancel()
 				made, began := len(c.vr.Calls), time.Now()
-				again[i] = c.vr.Reconcile(ctx, c.s.addons)
+				again[i] = b.reconcileObject(ctx, c.s, c.vr, c.object, c.reached)
 				if took := time.Since(began); took > slowCall {
-					b.logf(c.s.Site, "slow csi-addons calls: %v took %s", c.vr.Calls[made:], took.Round(time.Millisecond))
+					b.logf(c.s.Site, "slow VolumeReplication pass: %v took %s", c.vr.Calls[made:], took.Round(time.Millisecond))
 				}
 				ended[i] = time.Now()
 			}()
