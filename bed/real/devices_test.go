@@ -133,11 +133,18 @@ func backingOf(t *testing.T, devices []string) []string {
 	return out
 }
 
+// TestReleaseLeavesOtherLoopDevicesAlone: a pool-looking file of a site
+// whose name ends like the bed's is another user's. Never the real bed's
+// site names here: the test would release a running bed's devices.
 func TestReleaseLeavesOtherLoopDevicesAlone(t *testing.T) {
 	needLoopAndBtrfs(t)
 	dir := t.TempDir()
-	// Another user's pool-looking file: same layout, a site not the bed's.
-	poolDir := filepath.Join(dir, "site-a", "pool")
+	id := make([]byte, 4)
+	if _, err := rand.Read(id); err != nil {
+		t.Fatal(err)
+	}
+	other := "test-" + hex.EncodeToString(id)
+	poolDir := filepath.Join(dir, other, "pool")
 	if err := os.MkdirAll(poolDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +152,7 @@ func TestReleaseLeavesOtherLoopDevicesAlone(t *testing.T) {
 	run(t, "truncate", "-s", "128M", image)
 	device := run(t, "losetup", "--find", "--show", image)
 	t.Cleanup(func() { exec.Command("losetup", "--detach", device).Run() })
-	if err := ReleaseDevices(context.Background(), dir, []string{"baton-site-a"}, func(string, ...any) {}); err != nil {
+	if err := ReleaseDevices(context.Background(), dir, []string{"baton-" + other}, func(string, ...any) {}); err != nil {
 		t.Fatal(err)
 	}
 	if left := backingOf(t, []string{device}); left[0] != image {
