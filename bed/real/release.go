@@ -36,7 +36,7 @@ const (
 func ReleaseDevices(ctx context.Context, scratch string, sites []string, log func(string, ...any)) error {
 	ctx, cancel := context.WithTimeout(ctx, releaseLimit)
 	defer cancel()
-	found, unanswered, err := bedDevices(ctx, scratch, sites)
+	found, _, err := bedDevices(ctx, scratch, sites)
 	if err != nil {
 		return err
 	}
@@ -52,7 +52,7 @@ func ReleaseDevices(ctx context.Context, scratch string, sites []string, log fun
 	errs = append(errs, awaitGone(ctx, asked, log))
 	// Look again, past the deadline if the wait used it up: what is left
 	// must be named.
-	found, unanswered, err = bedDevices(context.WithoutCancel(ctx), scratch, sites)
+	found, unanswered, err := bedDevices(context.WithoutCancel(ctx), scratch, sites)
 	if err != nil {
 		return errors.Join(append(errs, err)...)
 	}
