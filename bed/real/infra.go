@@ -68,6 +68,7 @@ func (in *Infra) Up(ctx context.Context) error {
 	}{
 		{"address ranges", func() (string, error) { return "no clash with the host's routes", CheckAddressing() }},
 		{"private dockerd", func() (string, error) { return os.Getenv("DOCKER_HOST"), checkDockerd(ctx) }},
+		{"inotify limits", raiseInotifyLimits},
 		{"node image", func() (string, error) { return NodeImage, checkImage(ctx, NodeImage, "ci/realbed/images.sh") }},
 		{"network", func() (string, error) {
 			if err := ensureNetwork(ctx); err != nil {
