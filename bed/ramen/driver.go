@@ -126,3 +126,24 @@ func (d *Driver) await(a *App, site, what string) error {
 	}
 	return nil
 }
+
+// Unprotect is the roles of deleting the application's DR protection, as
+// Ramen's VRG deletion deletes its VolumeReplications: every site that
+// heard a wish wants its VRs deleted (replication disabled there), and it
+// waits until each did.
+func (d *Driver) Unprotect(a *App) error {
+	d.Event("", reports.EventAction, "unprotect %s", a.Name)
+	var heard []string
+	for _, site := range d.Sites {
+		if _, ok := a.wishes[site]; ok {
+			a.wishes[site] = Wish{State: Deleted}
+			heard = append(heard, site)
+		}
+	}
+	for _, site := range heard {
+		if err := d.await(a, site, "unprotect"); err != nil {
+			return err
+		}
+	}
+	return nil
+}

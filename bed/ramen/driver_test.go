@@ -199,3 +199,38 @@ func TestARoundCallsOnlyTheVRsDue(t *testing.T) {
 		t.Errorf("calls %v once due, want one info", b.journal)
 	}
 }
+
+// TestUnprotectDisablesEverySiteThatHeardAWish: after a relocation both
+// sites hold VRs; deleting the protection disables replication on both,
+// and on no site that never heard of the application.
+func TestUnprotectDisablesEverySiteThatHeardAWish(t *testing.T) {
+	b := newScriptedBed()
+	app := b.driver.Add("wp", []string{"db"})
+	if err := b.driver.Protect(app, "site-a"); err != nil {
+		t.Fatal(err)
+	}
+	b.clients["site-a"].resyncReady = []bool{true}
+	if err := b.driver.Relocate(app, "site-a", "site-b"); err != nil {
+		t.Fatal(err)
+	}
+	b.journal = nil
+	if err := b.driver.Unprotect(app); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := b.callsOn("site-a"), b.callsOn("site-b"); !slices.Equal(a, []string{"disable"}) || !slices.Equal(b, []string{"disable"}) {
+		t.Errorf("calls on site-a %v, on site-b %v; want one disable each", a, b)
+	}
+
+	b = newScriptedBed()
+	app = b.driver.Add("wp", []string{"db"})
+	if err := b.driver.Protect(app, "site-a"); err != nil {
+		t.Fatal(err)
+	}
+	b.journal = nil
+	if err := b.driver.Unprotect(app); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(b.journal, []string{"site-a disable"}) {
+		t.Errorf("calls %v, want site-a's disable only", b.journal)
+	}
+}

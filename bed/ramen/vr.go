@@ -72,7 +72,11 @@ type VR struct {
 	Forced    bool // the last promotion needed force
 	Info      *replication.GetVolumeReplicationInfoResponse
 	LastError string
-	Calls     []string // every call made, in order: "enable", "promote", "promote(force)", ...
+	// Failing counts the reconciles in a row that ended in a failed call
+	// (0 after one that did not): a bed backs off on it, as the csi-addons
+	// controller's work queue backs off a failing VolumeReplication.
+	Failing int
+	Calls   []string // every call made, in order: "enable", "promote", "promote(force)", ...
 
 	// Due is when the controller calls the VR again: what Reconcile said,
 	// or at once when its wish changed.
@@ -104,6 +108,16 @@ func (vr *VR) Want(state State, autoResync bool) {
 // Reconcile makes the calls the VR's wish needs now and says when to call
 // again.
 func (vr *VR) Reconcile(ctx context.Context, client Client) time.Duration {
+	failing := vr.Failing
+	vr.Failing = 0
+	again := vr.reconcile(ctx, client)
+	if vr.Failing > 0 {
+		vr.Failing = failing + 1
+	}
+	return again
+}
+
+func (vr *VR) reconcile(ctx context.Context, client Client) time.Duration {
 	switch vr.Wants {
 	case Primary:
 		return vr.primary(ctx, client)
@@ -195,5 +209,6 @@ func (vr *VR) deleted(ctx context.Context, client Client) time.Duration {
 
 func (vr *VR) failed(call string, err error) time.Duration {
 	vr.LastError = fmt.Sprintf("%s %s on %s: %v", call, vr.Handle, vr.Site, err)
+	vr.Failing = 1
 	return RetryInterval
 }

@@ -153,3 +153,18 @@ func TestWantingAnotherStateForgetsTheOld(t *testing.T) {
 		t.Errorf("a VR turned secondary still counts its promotion")
 	}
 }
+
+// TestFailingCountsFailedReconcilesInARow: a bed backs off on it, so it
+// must count only reconciles that ended in a failed call, in a row.
+func TestFailingCountsFailedReconcilesInARow(t *testing.T) {
+	d := &scriptedClient{promoteCodes: []codes.Code{codes.Unavailable, codes.Unavailable, codes.OK}}
+	vr := &ramen.VR{Handle: "h", Wants: ramen.Primary}
+	var failing []int
+	for range 3 {
+		vr.Reconcile(context.Background(), d)
+		failing = append(failing, vr.Failing)
+	}
+	if want := []int{1, 2, 0}; !slices.Equal(failing, want) || !vr.Done() {
+		t.Errorf("failing after each reconcile %v done %v, want %v and done", failing, vr.Done(), want)
+	}
+}

@@ -81,15 +81,25 @@ func (b *Bed) Deploy(spec bed.App) error {
 	return b.start(a, s)
 }
 
-// start starts the application's pod on the site and opens its devices.
-func (b *Bed) start(a *app, s *site) error {
-	ctx := context.Background()
+// restoreClaims makes the application's claims on the site where it has
+// none yet, bound to their volumes' handles, as Ramen's VRG restores them
+// before it makes the site's VolumeReplications (which name the claims).
+func (b *Bed) restoreClaims(a *app, s *site) error {
 	for _, v := range a.volumes {
 		if v.pv[s.Site] == "" {
-			if err := b.restoreClaim(ctx, s, v); err != nil {
+			if err := b.restoreClaim(context.Background(), s, v); err != nil {
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+// start starts the application's pod on the site and opens its devices.
+func (b *Bed) start(a *app, s *site) error {
+	ctx := context.Background()
+	if err := b.restoreClaims(a, s); err != nil {
+		return err
 	}
 	uid, err := b.startPod(ctx, s, a)
 	if err != nil {
@@ -144,8 +154,11 @@ func (b *Bed) step() {
 	}
 }
 
-// Protect asks the application's site for Primary VolumeReplications and
-// waits until every volume shipped a first snapshot.
+// Protect retains the application's persistent volumes, as Ramen's VRG
+// does before it protects them (a protected volume's data outlives its
+// claim: the chain is the sites'), then asks the application's site for
+// Primary VolumeReplications and waits until every volume shipped a first
+// snapshot.
 func (b *Bed) Protect(name string) error {
 	a, err := b.app(name)
 	if err != nil {
@@ -153,6 +166,15 @@ func (b *Bed) Protect(name string) error {
 	}
 	if a.site == "" {
 		return fmt.Errorf("protect %s: it is not running", name)
+	}
+	s, err := b.site(a.site)
+	if err != nil {
+		return err
+	}
+	for _, v := range a.volumes {
+		if err := b.retain(context.Background(), s, v.pv[s.Site]); err != nil {
+			return fmt.Errorf("protect %s: %w", name, err)
+		}
 	}
 	return b.ramen.Protect(a.ramen, a.site)
 }
@@ -173,11 +195,15 @@ func (b *Bed) Relocate(name, to string) (workload.Verdict, error) {
 	case from == to:
 		return workload.Verdict{}, fmt.Errorf("relocate %s: it runs on %s already", name, to)
 	}
-	if _, err := b.site(to); err != nil {
+	target, err := b.site(to)
+	if err != nil {
 		return workload.Verdict{}, err
 	}
 	b.event(from, reports.EventAction, "relocate %s from %s to %s", name, from, to)
 	if err := b.stop(a); err != nil {
+		return workload.Verdict{}, err
+	}
+	if err := b.restoreClaims(a, target); err != nil {
 		return workload.Verdict{}, err
 	}
 	if err := b.ramen.Relocate(a.ramen, from, to); err != nil {
@@ -195,7 +221,11 @@ func (b *Bed) Failover(name, to string) (workload.Verdict, error) {
 	if err != nil {
 		return workload.Verdict{}, err
 	}
-	if _, err := b.site(to); err != nil {
+	target, err := b.site(to)
+	if err != nil {
+		return workload.Verdict{}, err
+	}
+	if err := b.restoreClaims(a, target); err != nil {
 		return workload.Verdict{}, err
 	}
 	from := a.site

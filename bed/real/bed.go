@@ -11,11 +11,10 @@ import (
 	"time"
 
 	chaosv1alpha1 "github.com/chaos-mesh/chaos-mesh/api/v1alpha1"
-	"github.com/csi-addons/spec/lib/go/replication"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/baton-dr/baton/bed"
 	"github.com/baton-dr/baton/bed/ramen"
@@ -69,11 +68,12 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 }
 
 // Bed is a scenario's view of the running real bed (make realbed brought it
-// up and deployed baton): the bed's own process plays the hub, Ramen and the
-// sites' csi-addons controllers -- until they run in the clusters -- calling
-// each site's CSI controller over its csi-addons socket in Ramen's order;
-// the applications' volumes are claims in the sites, their pods hold the
-// devices kubelet publishes, and the workload models write those devices.
+// up and installed baton's chart): the bed's own process plays the hub and
+// Ramen, writing VolumeReplication objects into the sites in Ramen's order,
+// which each site's csi-addons controller manager carries out through the
+// sidecar next to baton's CSI controller; the applications' volumes are
+// claims in the sites, their pods hold the devices kubelet publishes, and
+// the workload models write those devices.
 // It is not safe for concurrent use.
 type Bed struct {
 	options Options
@@ -93,8 +93,10 @@ type Bed struct {
 	checker    *chain.Checker
 	reported   map[string]bool
 	lastCheck  time.Time
-	closeOnce  sync.Once
-	closeErr   error
+	// lastProgress is when the bed last said what it waits for.
+	lastProgress time.Time
+	closeOnce    sync.Once
+	closeErr     error
 }
 
 var _ bed.Bed = (*Bed)(nil)
@@ -103,16 +105,15 @@ var _ bed.Bed = (*Bed)(nil)
 type site struct {
 	Cluster
 	client  kubernetes.Interface
+	objects client.Client // the site's objects, csi-addons' VolumeReplications among them
 	store   *sitecontroller.Store
-	conn    *grpc.ClientConn
-	addons  ramen.Client
 	nodeIP  string
 	nodePID int // the node container's init process, whose root holds kubelet's paths
 }
 
 // New attaches to the running bed: it checks that baton runs in both sites
-// with each registered as the other's peer, that no partition is left over
-// from a crashed run, and dials each site's csi-addons socket.
+// with each registered as the other's peer and csi-addons' replication API
+// there, and that no partition is left over from a crashed run.
 func New(infra *Infra, options Options) (b *Bed, err error) {
 	b = &Bed{options: options.withDefaults(), infra: infra, started: time.Now(), apps: map[string]*app{},
 		hubCut: map[string]bool{}, chaos: map[string]chaosv1alpha1.NetworkChaos{}, checker: chain.NewChecker(), reported: map[string]bool{},
@@ -141,14 +142,14 @@ func New(infra *Infra, options Options) (b *Bed, err error) {
 }
 
 func (b *Bed) attach(ctx context.Context, c Cluster) (*site, error) {
-	client, host, err := b.infra.Client(c)
+	clientset, host, err := b.infra.Client(c)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx); err != nil {
+	if _, err := clientset.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx); err != nil {
 		return nil, fmt.Errorf("%s cannot be reached (its API server at %s): is the real bed up? (make realbed): %w", c.Name, host, err)
 	}
-	if _, err := client.AppsV1().Deployments("baton-system").Get(ctx, "baton-controller", metav1.GetOptions{}); err != nil {
+	if _, err := clientset.AppsV1().Deployments("baton-system").Get(ctx, "baton-controller", metav1.GetOptions{}); err != nil {
 		return nil, fmt.Errorf("%s: baton is not deployed there (make realbed deploys it): %w", c.Name, err)
 	}
 	doc, err := b.infra.csiSecret(ctx, c)
@@ -158,36 +159,45 @@ func (b *Bed) attach(ctx context.Context, c Cluster) (*site, error) {
 	if len(doc.IDs()) < 2 {
 		return nil, fmt.Errorf("%s: its CSI secret registers no peer site (batonctl realbed deploy registers them)", c.Name)
 	}
-	s := &site{Cluster: c, client: client}
+	s := &site{Cluster: c, client: clientset}
+	if s.objects, err = b.infra.objects(c); err != nil {
+		return nil, err
+	}
+	class := &unstructured.Unstructured{}
+	class.SetGroupVersionKind(volumeReplicationKind.GroupVersion().WithKind("VolumeReplicationClass"))
+	if err := s.objects.Get(ctx, client.ObjectKey{Name: replicationClass}, class); err != nil {
+		return nil, fmt.Errorf("%s: no VolumeReplicationClass %s (baton's chart installs it with csi-addons; make realbed-down, then make realbed): %w",
+			c.Name, replicationClass, err)
+	}
 	if s.store, err = b.infra.Store(ctx, c); err != nil {
 		return nil, err
 	}
-	if s.conn, err = grpc.NewClient("unix://"+b.infra.Paths.AddonsSocket(c.Name),
-		grpc.WithTransportCredentials(insecure.NewCredentials())); err != nil {
-		return nil, err
-	}
-	s.addons = ramen.GRPC{C: replication.NewControllerClient(s.conn)}
 	if s.nodeIP, s.nodePID, err = nodeContainer(ctx, c); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-// Close stops the applications, heals the partitions the bed made, and
-// deletes the run's namespaces in both sites (their claims' volumes with
-// them). Safe after a failed New and more than once.
+// Close heals the partitions the bed made -- first, so that no cut keeps
+// a site from unpublishing what a pod held or the hub from reaching it --
+// stops the applications, deletes their protection as Ramen does
+// (replication disabled wherever a VolumeReplication was), and deletes
+// the run's namespaces and persistent volumes in both sites. The volumes'
+// data stays in the sites' records: a chain's records are never dropped.
+// Safe after a failed New and more than once.
 func (b *Bed) Close() error {
 	b.closeOnce.Do(func() {
-		var errs []error
+		errs := []error{b.healSites()}
 		for _, name := range b.appOrder {
 			errs = append(errs, b.stop(b.apps[name]))
 		}
-		errs = append(errs, b.healSites())
+		for _, name := range b.appOrder {
+			if err := b.ramen.Unprotect(b.apps[name].ramen); err != nil {
+				errs = append(errs, err)
+			}
+		}
 		for _, s := range b.sites {
 			errs = append(errs, b.deleteNamespace(s))
-			if s.conn != nil {
-				s.conn.Close()
-			}
 		}
 		b.closeErr = errors.Join(errs...)
 	})

@@ -9,11 +9,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
-
-	nodeexec "github.com/baton-dr/baton/node/exec"
-	"github.com/baton-dr/baton/node/loop"
 )
 
 // loopDevice is one attached loop device as the host's kernel reports it.
@@ -21,62 +19,118 @@ type loopDevice struct {
 	Name string // "/dev/loop3"
 	// Backing is the backing file's path as sysfs shows it: the path in
 	// the mount namespace that attached it while that lives, the path from
-	// the mount's own root once the namespace is gone, with " (deleted)"
-	// once the file is removed.
+	// the mount's own root once the namespace is gone ("/" for a device
+	// node bind-mounted on its own), with " (deleted)" once the file is
+	// removed.
 	Backing string
 	// Dev and Inode identify the backing file whatever its path shows:
 	// its file system's device number and its inode (LOOP_GET_STATUS64).
 	Dev, Inode uint64
+	// Node identifies the device's own node in the host's /dev, which the
+	// kind nodes mount: a loop device attached over this one (kubelet's
+	// map of a block volume) shows it as its backing identity.
+	Node fileID
+	// Rdev is the device number, as a process holding it open shows it.
+	Rdev uint64
 }
 
 func (d loopDevice) String() string { return fmt.Sprintf("%s (%s)", d.Name, d.Backing) }
 
-// listLoops lists every attached loop device of the host, sorted by name.
-func listLoops() ([]loopDevice, error) {
+// backs tells whether d is attached over the file id names.
+func (d loopDevice) backs(id fileID) bool { return d.Dev == id.dev && d.Inode == id.inode }
+
+type fileID struct{ dev, inode uint64 }
+
+// openLimit bounds opening one loop device to ask what backs it. An open
+// waits while the kernel runs a device down (its last close flushing to
+// the backing file), which on a loaded host can take a while; a device
+// that does not answer within the limit is named, and looked at again
+// later, instead of hanging the teardown.
+const openLimit = 20 * time.Second
+
+// listLoops lists every attached loop device of the host, sorted by name,
+// reading sysfs and asking each device (LOOP_GET_STATUS64) -- no losetup,
+// whose processes a loaded host starts slowly. unanswered names the
+// devices whose open did not return within openLimit.
+func listLoops(ctx context.Context) (devices []loopDevice, unanswered []string, err error) {
 	files, err := filepath.Glob("/sys/block/loop*/loop/backing_file")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var out []loopDevice
 	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
 		backing, err := os.ReadFile(f)
 		if errors.Is(err, os.ErrNotExist) {
 			continue // detached between the glob and the read
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		name := "/dev/" + filepath.Base(filepath.Dir(filepath.Dir(f)))
 		d := loopDevice{Name: name, Backing: strings.TrimSuffix(string(backing), "\n")}
-		if d.Dev, d.Inode, err = backingIdentity(name); err != nil {
-			if errors.Is(err, unix.ENXIO) {
-				continue // detached meanwhile
-			}
-			return nil, fmt.Errorf("%s: %w", name, err)
+		var st unix.Stat_t
+		if err := unix.Stat(name, &st); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
 		}
-		out = append(out, d)
+		d.Node, d.Rdev = fileID{st.Dev, st.Ino}, st.Rdev
+		d.Dev, d.Inode, err = backingIdentity(name)
+		switch {
+		case errors.Is(err, unix.ENXIO):
+			continue // detached meanwhile, or being run down
+		case errors.Is(err, errOpenBlocked):
+			unanswered = append(unanswered, name)
+			continue
+		case err != nil:
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
+		}
+		devices = append(devices, d)
 	}
-	slices.SortFunc(out, func(a, b loopDevice) int { return strings.Compare(a.Name, b.Name) })
-	return out, nil
+	slices.SortFunc(devices, func(a, b loopDevice) int { return strings.Compare(a.Name, b.Name) })
+	return devices, unanswered, nil
 }
+
+var errOpenBlocked = fmt.Errorf("its open did not return within %s", openLimit)
 
 // backingIdentity asks the loop driver which file backs the device.
 func backingIdentity(device string) (dev, inode uint64, err error) {
-	fd, err := unix.Open(device, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return 0, 0, err
+	err = withOpen(device, unix.O_RDONLY, func(fd int) error {
+		info, err := unix.IoctlLoopGetStatus64(fd)
+		if err == nil {
+			dev, inode = info.Device, info.Inode
+		}
+		return err
+	})
+	return dev, inode, err
+}
+
+// withOpen opens the device, runs f on it and closes it, giving up after
+// openLimit (the call then finishes on its own, unwaited for).
+func withOpen(device string, flags int, f func(fd int) error) error {
+	done := make(chan error, 1)
+	go func() {
+		fd, err := unix.Open(device, flags|unix.O_CLOEXEC, 0)
+		if err != nil {
+			done <- err
+			return
+		}
+		defer unix.Close(fd)
+		done <- f(fd)
+	}()
+	timer := time.NewTimer(openLimit)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-timer.C:
+		return errOpenBlocked
 	}
-	defer unix.Close(fd)
-	info, err := unix.IoctlLoopGetStatus64(fd)
-	if err != nil {
-		return 0, 0, err
-	}
-	return info.Device, info.Inode, nil
 }
 
 // poolSuffix is the end of the path of a site's pool image, whatever the
 // path shows before it: the node agent's --pool-dir is
-// /var/lib/baton-realbed/<site>/pool (see site.yaml), a host directory
+// /var/lib/baton-realbed/<site>/pool (the chart's storage.hostDir, see install.go), a host directory
 // bind-mounted into the node, so once the node's namespaces are gone
 // sysfs shows "/<site>/pool/pool.img", "(deleted)" after it when run/ was
 // removed. The site's name (baton-site-a) is the bed's alone.
@@ -93,38 +147,80 @@ func isPool(d loopDevice, sites []string) bool {
 	return false
 }
 
-// bedDevices finds every loop device the bed's node agents attached: the
-// sites' pools by their image's path, and each pool's volumes by identity
-// -- their backing files live in the pool's btrfs, whose mounts died with
+// bedLoops are the loop devices the bed's sites attached.
+type bedLoops struct {
+	// Maps are loop devices attached over one of the bed's devices: kubelet
+	// maps every block-mode volume a pod holds by attaching a loop device
+	// over the published device node, which keeps the volume's device open
+	// (and so its pool's file system busy) until it goes itself.
+	Maps []loopDevice
+	// Volumes are the pools' volumes' devices; Pools the pools'.
+	Volumes, Pools []loopDevice
+}
+
+// All are the devices in the order teardown detaches them: the maps, whose
+// open holds the volumes, then the volumes, whose files hold the pools.
+func (l bedLoops) All() []loopDevice { return slices.Concat(l.Maps, l.Volumes, l.Pools) }
+
+// bedDevices finds every loop device the bed's sites attached: the
+// sites' pools by their image's path; each pool's volumes by identity --
+// their backing files live in the pool's btrfs, whose mounts died with
 // the pods that made them, so sysfs shows them as "/volumes/<v>/head/data"
-// like any btrfs-backed loop device. The pool is mounted read-only beside
+// like any btrfs-backed loop device; the pool is mounted read-only beside
 // them for the time of the look, and the (device, inode) of every volume's
-// head file there is matched against the loop devices'.
-func bedDevices(ctx context.Context, scratch string, sites []string) (pools, volumes []loopDevice, err error) {
-	all, err := listLoops()
+// head file there is matched against the loop devices' -- and the loop
+// devices attached over any of those (kubelet's maps), by the identity of
+// the device node they are backed by. unanswered are devices that could
+// not be asked (see listLoops).
+func bedDevices(ctx context.Context, scratch string, sites []string) (found bedLoops, unanswered []string, err error) {
+	all, unanswered, err := listLoops(ctx)
 	if err != nil {
-		return nil, nil, err
+		return found, nil, err
 	}
 	for _, d := range all {
 		if isPool(d, sites) {
-			pools = append(pools, d)
+			found.Pools = append(found.Pools, d)
 		}
 	}
-	for _, pool := range pools {
+	for _, pool := range found.Pools {
 		heads, err := volumeHeads(ctx, scratch, pool)
 		if err != nil {
-			return pools, volumes, fmt.Errorf("looking into pool %s: %w", pool, err)
+			return found, unanswered, fmt.Errorf("looking into pool %s: %w", pool, err)
 		}
 		for _, d := range all {
 			if heads[fileID{d.Dev, d.Inode}] {
-				volumes = append(volumes, d)
+				found.Volumes = append(found.Volumes, d)
 			}
 		}
 	}
-	return pools, volumes, nil
+	found.Maps = mapsOver(all, slices.Concat(found.Volumes, found.Pools))
+	return found, unanswered, nil
 }
 
-type fileID struct{ dev, inode uint64 }
+// mapsOver finds the loop devices attached over any of devices, and over
+// those in turn, outermost first.
+func mapsOver(all, devices []loopDevice) []loopDevice {
+	var maps []loopDevice
+	seen := map[string]bool{}
+	for _, d := range devices {
+		seen[d.Name] = true
+	}
+	for inner := devices; len(inner) > 0; {
+		var outer []loopDevice
+		for _, d := range all {
+			if seen[d.Name] {
+				continue
+			}
+			if slices.ContainsFunc(inner, func(in loopDevice) bool { return d.backs(in.Node) }) {
+				seen[d.Name] = true
+				outer = append(outer, d)
+			}
+		}
+		maps = append(outer, maps...)
+		inner = outer
+	}
+	return maps
+}
 
 // maxVolumes bounds the walk of one pool's volumes directory.
 const maxVolumes = 4096
@@ -133,7 +229,7 @@ const maxVolumes = 4096
 // identities of its volumes' head files (the btrfs layout of node/btrfs:
 // volumes/<dataset>/head/data). A pool that is not btrfs, or holds no
 // volumes directory, has none.
-func volumeHeads(ctx context.Context, scratch string, pool loopDevice) (map[fileID]bool, error) {
+func volumeHeads(ctx context.Context, scratch string, pool loopDevice) (heads map[fileID]bool, err error) {
 	dir, err := os.MkdirTemp(scratch, "pool-")
 	if err != nil {
 		return nil, err
@@ -160,7 +256,7 @@ func volumeHeads(ctx context.Context, scratch string, pool loopDevice) (map[file
 	if len(entries) > maxVolumes {
 		return nil, fmt.Errorf("%d volumes, more than the %d a bed makes", len(entries), maxVolumes)
 	}
-	heads := map[fileID]bool{}
+	heads = map[fileID]bool{}
 	for _, e := range entries {
 		var st unix.Stat_t
 		if err := unix.Stat(filepath.Join(dir, "volumes", e.Name(), "head", "data"), &st); err == nil {
@@ -168,37 +264,4 @@ func volumeHeads(ctx context.Context, scratch string, pool loopDevice) (map[file
 		}
 	}
 	return heads, nil
-}
-
-// ReleaseDevices detaches every loop device the bed's node agents left
-// attached for sites -- the volumes first, whose files keep the pools'
-// file systems busy, then the pools -- and looks again: it returns an
-// error naming every device it could not release. scratch is a directory
-// for the pools' read-only mounts while it looks. Nothing attached: nil.
-func ReleaseDevices(ctx context.Context, scratch string, sites []string, log func(string, ...any)) error {
-	pools, volumes, err := bedDevices(ctx, scratch, sites)
-	if err != nil {
-		return err
-	}
-	losetup := loop.Losetup{Cmder: nodeexec.Local{}}
-	var errs []error
-	for _, d := range append(volumes, pools...) {
-		if err := losetup.Detach(ctx, d.Name); err != nil {
-			errs = append(errs, fmt.Errorf("detach %s: %w", d, err))
-			continue
-		}
-		log("detached %s", d)
-	}
-	pools, volumes, err = bedDevices(ctx, scratch, sites)
-	if err != nil {
-		return errors.Join(append(errs, err)...)
-	}
-	if left := append(volumes, pools...); len(left) > 0 {
-		names := make([]string, len(left))
-		for i, d := range left {
-			names[i] = d.String()
-		}
-		errs = append(errs, fmt.Errorf("still attached after teardown: %s", strings.Join(names, ", ")))
-	}
-	return errors.Join(errs...)
 }

@@ -4,11 +4,14 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // needLoopAndBtrfs skips unless the test can attach loop devices and make
@@ -37,11 +40,17 @@ func run(t *testing.T, name string, args ...string) string {
 // TestReleaseFindsAVolumeLeftByAUsersClaimAfterItsNamespaceDied is issue
 // 16's teardown, without kind: a site's pool (btrfs on a loop device) and
 // a user's volume in it (a loop device on the volume's head file, ext4 on
-// it and mounted, as a claim is), all made in a mount namespace that then
-// dies -- as a node container's do -- and the pool's image deleted, as
-// removing run/ does. sysfs then shows "/<site>/pool/pool.img (deleted)"
-// and "/volumes/<v>/head/data": ReleaseDevices must find and detach both,
-// and no loop device backed by either may be left.
+// it and mounted, as a claim is) and a loop device attached over the
+// volume's device node, as kubelet maps every block volume a pod holds,
+// all made in a mount namespace that then dies -- as a node container's
+// do -- and the pool's image deleted, as removing run/ does. sysfs then
+// shows "/<site>/pool/pool.img (deleted)", "/volumes/<v>/head/data" and
+// the map's backing file by its device node: ReleaseDevices must find and
+// detach all three, kubelet's map first (it holds the volume's device
+// open, which holds the pool's file system), and leave none attached.
+// Before it did (the lead's run of ci/realbed/teardown-test.sh), each
+// held device took node/loop's whole 30 s wait for the kernel and then
+// failed, the in-flight `losetup --list` killed by that wait's deadline.
 func TestReleaseFindsAVolumeLeftByAUsersClaimAfterItsNamespaceDied(t *testing.T) {
 	needLoopAndBtrfs(t)
 	id := make([]byte, 4)
@@ -69,10 +78,11 @@ truncate -s 64M "$2/volumes/vol-1/head/data"
 volume=$(losetup --find --show "$2/volumes/vol-1/head/data")
 mkfs.ext4 -q "$volume"
 mount "$volume" "$2/claim"
-echo "$pool $volume"`
+mapper=$(losetup --find --show "$volume")
+echo "$pool $volume $mapper"`
 	devices := strings.Fields(run(t, "unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", image,
 		filepath.Join(poolDir, "mnt")))
-	if len(devices) != 2 {
+	if len(devices) != 3 {
 		t.Fatalf("the script attached %v", devices)
 	}
 	t.Cleanup(func() {
@@ -90,15 +100,18 @@ echo "$pool $volume"`
 
 	var detached []string
 	err := ReleaseDevices(context.Background(), dir, []string{site}, func(format string, args ...any) {
-		detached = append(detached, args[0].(loopDevice).Name)
+		if strings.HasPrefix(format, "detached") {
+			detached = append(detached, args[0].(loopDevice).Name)
+		}
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(detached) != 2 || detached[0] != devices[1] || detached[1] != devices[0] {
-		t.Errorf("detached %v, want the volume %s then the pool %s", detached, devices[1], devices[0])
+	pool, volume, kubeletMap := devices[0], devices[1], devices[2]
+	if want := []string{kubeletMap, volume, pool}; !slices.Equal(detached, want) {
+		t.Errorf("detached %v, want kubelet's map %s, the volume %s, then the pool %s", detached, kubeletMap, volume, pool)
 	}
-	if left := backingOf(t, devices); left[0] != "" || left[1] != "" {
+	if left := backingOf(t, devices); slices.ContainsFunc(left, func(b string) bool { return b != "" }) {
 		t.Errorf("still attached: %q", left)
 	}
 	if out := run(t, "losetup", "--list", "--noheadings", "--output", "NAME,BACK-FILE"); strings.Contains(out, site) ||
@@ -120,11 +133,18 @@ func backingOf(t *testing.T, devices []string) []string {
 	return out
 }
 
+// TestReleaseLeavesOtherLoopDevicesAlone: a pool-looking file of a site
+// whose name ends like the bed's is another user's. Never the real bed's
+// site names here: the test would release a running bed's devices.
 func TestReleaseLeavesOtherLoopDevicesAlone(t *testing.T) {
 	needLoopAndBtrfs(t)
 	dir := t.TempDir()
-	// Another user's pool-looking file: same layout, a site not the bed's.
-	poolDir := filepath.Join(dir, "site-a", "pool")
+	id := make([]byte, 4)
+	if _, err := rand.Read(id); err != nil {
+		t.Fatal(err)
+	}
+	other := "test-" + hex.EncodeToString(id)
+	poolDir := filepath.Join(dir, other, "pool")
 	if err := os.MkdirAll(poolDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -132,10 +152,69 @@ func TestReleaseLeavesOtherLoopDevicesAlone(t *testing.T) {
 	run(t, "truncate", "-s", "128M", image)
 	device := run(t, "losetup", "--find", "--show", image)
 	t.Cleanup(func() { exec.Command("losetup", "--detach", device).Run() })
-	if err := ReleaseDevices(context.Background(), dir, []string{"baton-site-a"}, func(string, ...any) {}); err != nil {
+	if err := ReleaseDevices(context.Background(), dir, []string{"baton-" + other}, func(string, ...any) {}); err != nil {
 		t.Fatal(err)
 	}
 	if left := backingOf(t, []string{device}); left[0] != image {
 		t.Errorf("%s now backs %q; teardown took a device that is not the bed's", device, left[0])
+	}
+}
+
+// TestReleaseNamesWhatHoldsADevice holds a pool-looking device open (this
+// process, as any holder would) through a teardown with a short deadline:
+// the error must name the device and this process, and the device must
+// go once the holder closes it (the detach marked it to clear then).
+func TestReleaseNamesWhatHoldsADevice(t *testing.T) {
+	needLoopAndBtrfs(t)
+	id := make([]byte, 4)
+	if _, err := rand.Read(id); err != nil {
+		t.Fatal(err)
+	}
+	site := "baton-test-" + hex.EncodeToString(id)
+	dir := t.TempDir()
+	poolDir := filepath.Join(dir, site, "pool")
+	if err := os.MkdirAll(poolDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	image := filepath.Join(poolDir, "pool.img")
+	run(t, "truncate", "-s", "64M", image)
+	device := run(t, "losetup", "--find", "--show", image)
+	t.Cleanup(func() { exec.Command("losetup", "--detach", device).Run() })
+	holder, err := os.Open(device)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	err = ReleaseDevices(ctx, dir, []string{site}, func(string, ...any) {})
+	want := fmt.Sprintf("process %d (", os.Getpid())
+	if err == nil || !strings.Contains(err.Error(), device) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("releasing a device held open: %v; want an error naming %s and %q", err, device, want)
+	}
+	if err := holder.Close(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for backingOf(t, []string{device})[0] != "" {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s is still attached a minute after its holder closed it", device)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestMapsOverFindsMapsOfMapsOutermostFirst: a loop device over the
+// volume's device node, and one over that one's, are both the bed's, the
+// outer one first; a device over another file is not.
+func TestMapsOverFindsMapsOfMapsOutermostFirst(t *testing.T) {
+	volume := loopDevice{Name: "/dev/loop1", Dev: 40, Inode: 257, Node: fileID{6, 94}}
+	inner := loopDevice{Name: "/dev/loop2", Dev: 6, Inode: 94, Node: fileID{6, 95}}
+	outer := loopDevice{Name: "/dev/loop3", Dev: 6, Inode: 95, Node: fileID{6, 96}}
+	other := loopDevice{Name: "/dev/loop4", Dev: 6, Inode: 97, Node: fileID{6, 98}}
+	got := mapsOver([]loopDevice{volume, inner, outer, other}, []loopDevice{volume})
+	if len(got) != 2 || got[0].Name != outer.Name || got[1].Name != inner.Name {
+		t.Errorf("maps over %s: %v, want %s then %s", volume.Name, got, outer.Name, inner.Name)
 	}
 }

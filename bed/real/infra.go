@@ -59,8 +59,8 @@ func (in *Infra) phase(name string, f func() (string, error)) error {
 
 // Up brings up the bed's clusters: it checks the host's addressing, the
 // private dockerd and the node image first, then makes the network and
-// each cluster (an existing one is kept), and returns once every cluster
-// answers and its system pods are Ready.
+// the clusters, all at once (an existing one is kept), and returns once
+// every cluster answers and its system pods are Ready.
 func (in *Infra) Up(ctx context.Context) error {
 	steps := []struct {
 		name string
@@ -68,6 +68,7 @@ func (in *Infra) Up(ctx context.Context) error {
 	}{
 		{"address ranges", func() (string, error) { return "no clash with the host's routes", CheckAddressing() }},
 		{"private dockerd", func() (string, error) { return os.Getenv("DOCKER_HOST"), checkDockerd(ctx) }},
+		{"inotify limits", raiseInotifyLimits},
 		{"node image", func() (string, error) { return NodeImage, checkImage(ctx, NodeImage, "ci/realbed/images.sh") }},
 		{"network", func() (string, error) {
 			if err := ensureNetwork(ctx); err != nil {
@@ -84,7 +85,9 @@ func (in *Infra) Up(ctx context.Context) error {
 			return err
 		}
 	}
-	for _, c := range Clusters() {
+	// The clusters at once: most of a cluster's creation is waiting (its
+	// node booting, kubeadm's phases), which overlaps.
+	return in.each(Clusters(), func(c Cluster) error {
 		if err := in.phase(c.Name, func() (string, error) {
 			created, err := createCluster(c, in.Paths)
 			if !created {
@@ -94,13 +97,8 @@ func (in *Infra) Up(ctx context.Context) error {
 		}); err != nil {
 			return err
 		}
-	}
-	for _, c := range Clusters() {
-		if err := in.phase(c.Name+" ready", func() (string, error) { return "", in.ready(ctx, c) }); err != nil {
-			return err
-		}
-	}
-	return nil
+		return in.phase(c.Name+" ready", func() (string, error) { return "", in.ready(ctx, c) })
+	})
 }
 
 // Client is a clientset of the cluster from its kubeconfig.

@@ -18,7 +18,14 @@ const windowEvents = 20
 func (b *Bed) event(site string, kind reports.EventKind, format string, args ...any) {
 	detail := fmt.Sprintf(format, args...)
 	b.timeline = append(b.timeline, reports.Event{At: time.Now(), Site: site, Kind: kind, Detail: detail})
-	fmt.Fprintf(b.options.Log, "real bed: [%6.1f s] %-6s %s\n", time.Since(b.started).Seconds(), site, detail)
+	b.logf(site, "%s", detail)
+	b.lastProgress = time.Now() // what it waits for is said after progressPeriod without news
+}
+
+// logf prints one line of the bed's log, not the timeline: the time since
+// the bed attached, the site it is about ("" for none), what happened.
+func (b *Bed) logf(site, format string, args ...any) {
+	fmt.Fprintf(b.options.Log, "real bed: [%6.1f s] %-6s %s\n", time.Since(b.started).Seconds(), site, fmt.Sprintf(format, args...))
 }
 
 // violate records a broken invariant with the events that led to it.
@@ -47,7 +54,7 @@ func (b *Bed) observe() {
 	if err != nil {
 		// A record that cannot be read (a partitioned API server answers
 		// late) is no invariant broken; the next look reads it again.
-		fmt.Fprintf(b.options.Log, "real bed: reading the records: %v\n", err)
+		b.logf("", "reading the records: %v", err)
 		return
 	}
 	for _, root := range sortedRoots(records) {

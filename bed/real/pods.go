@@ -14,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/baton-dr/baton/workload"
 )
@@ -212,8 +213,10 @@ func (b *Bed) deletePod(ctx context.Context, s *site, name string) error {
 	})
 }
 
-// deleteNamespace deletes the run's namespace in the site, and the volumes
-// the bed restored there (retained, so named here).
+// deleteNamespace deletes the run's namespace in the site, and the
+// persistent volumes the bed retained or restored there (by the run's
+// label: the driver is not asked to delete their data, which is the
+// chain's).
 func (b *Bed) deleteNamespace(s *site) error {
 	ctx, cancel := context.WithTimeout(context.Background(), b.options.ActionLimit)
 	defer cancel()
@@ -224,6 +227,18 @@ func (b *Bed) deleteNamespace(s *site) error {
 	err := s.client.CoreV1().PersistentVolumes().DeleteCollection(ctx, metav1.DeleteOptions{},
 		metav1.ListOptions{LabelSelector: "baton.dev/scenario-run=" + b.run})
 	return errors.Join(append(errs, err)...)
+}
+
+// retain sets the persistent volume's reclaim policy to Retain and labels
+// it with the run, so that deleting its claim never asks the driver to
+// delete a replicated chain (which it refuses: external-provisioner would
+// retry for ever) and the run's end deletes the object by its label.
+func (b *Bed) retain(ctx context.Context, s *site, pv string) error {
+	patch := fmt.Sprintf(`{"metadata":{"labels":{"baton.dev/scenario-run":%q}},"spec":{"persistentVolumeReclaimPolicy":"Retain"}}`, b.run)
+	if _, err := s.client.CoreV1().PersistentVolumes().Patch(ctx, pv, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		return fmt.Errorf("%s: retain the persistent volume %s: %w", s.Name, pv, err)
+	}
+	return nil
 }
 
 // blockDevice is a published block device as the application opens it.

@@ -3,6 +3,7 @@ package real
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,10 +14,18 @@ import (
 const (
 	pumpPause     = 20 * time.Millisecond
 	observePeriod = 2 * time.Second
-	callLimit     = 30 * time.Second
-	// vrFloor is the least pause between two reconciles of one VR.
-	vrFloor  = 2 * time.Second
-	slowCall = 2 * time.Second
+	// callLimit bounds one reconcile of a VR: up to four calls (enable,
+	// promote, promote(force), info) of a site's driver, each of which may
+	// call the other site -- on a host whose load reaches 50.
+	callLimit = time.Minute
+	// vrFloor is the least pause between two reconciles of one VR; a VR
+	// whose reconciles keep failing waits twice as long after each, up to
+	// retryCeiling, as the csi-addons controller's work queue backs off.
+	vrFloor      = 2 * time.Second
+	retryCeiling = 30 * time.Second
+	slowCall     = 2 * time.Second
+	// progressPeriod is how often the bed says what it waits for.
+	progressPeriod = 15 * time.Second
 )
 
 // pump lets real time pass: the applications write, each site's csi-addons
@@ -48,6 +57,9 @@ func (b *Bed) pump(done func() bool, limit time.Duration) bool {
 		if now.Sub(b.lastCheck) >= observePeriod {
 			b.observe()
 		}
+		if now.Sub(b.lastProgress) >= progressPeriod {
+			b.progress()
+		}
 		pause := time.NewTimer(min(pumpPause, time.Until(nextStep), time.Until(deadline)))
 		select {
 		case finish := <-round:
@@ -61,6 +73,7 @@ func (b *Bed) pump(done func() bool, limit time.Duration) bool {
 
 // Run lets d of a scenario's time pass: d / TimeScale of the wall clock.
 func (b *Bed) Run(d time.Duration) error {
+	b.logf("", "the scenario's %s pass (%s of wall time)", d, b.options.wall(d))
 	b.pump(nil, b.options.wall(d))
 	return nil
 }
@@ -70,20 +83,29 @@ func (b *Bed) Run(d time.Duration) error {
 // every call returned, the function that records when each VR is due next.
 func (b *Bed) startRound() <-chan func() {
 	type due struct {
-		s  *site
-		vr *ramen.VR
+		s       *site
+		vr      *ramen.VR
+		object  vrObject
+		reached bool
 	}
 	var calls []due
 	b.ramen.Round(time.Now(), func(name string, vr *ramen.VR) {
 		s, _ := b.site(name) // the driver's sites are the bed's
-		calls = append(calls, due{s, vr})
+		o, err := b.vrObjectOf(vr)
+		if err != nil {
+			b.violate("bed: a VolumeReplication of no volume", err.Error())
+			vr.Due = time.Now().Add(retryCeiling)
+			return
+		}
+		calls = append(calls, due{s, vr, o, !b.hubCut[name]})
 	})
 	if len(calls) == 0 {
 		return nil
 	}
 	finished := make(chan func(), 1)
 	go func() {
-		next := make([]time.Time, len(calls))
+		again := make([]time.Duration, len(calls))
+		ended := make([]time.Time, len(calls))
 		var wg sync.WaitGroup
 		for i, c := range calls {
 			wg.Add(1)
@@ -92,20 +114,63 @@ func (b *Bed) startRound() <-chan func() {
 				ctx, cancel := context.WithTimeout(context.Background(), callLimit)
 				defer cancel()
 				made, began := len(c.vr.Calls), time.Now()
-				again := c.vr.Reconcile(ctx, c.s.addons)
+				again[i] = b.reconcileObject(ctx, c.s, c.vr, c.object, c.reached)
 				if took := time.Since(began); took > slowCall {
-					fmt.Fprintf(b.options.Log, "real bed: slow csi-addons calls on %s: %v took %s\n", c.s.Name, c.vr.Calls[made:],
-						took.Round(time.Millisecond))
+					b.logf(c.s.Site, "slow VolumeReplication pass: %v took %s", c.vr.Calls[made:], took.Round(time.Millisecond))
 				}
-				next[i] = time.Now().Add(max(b.options.wall(again), vrFloor))
+				ended[i] = time.Now()
 			}()
 		}
 		wg.Wait()
 		finished <- func() {
 			for i, c := range calls {
-				c.vr.Due = next[i]
+				c.vr.Due = b.due(c.vr, ended[i], again[i])
 			}
 		}
 	}()
 	return finished
+}
+
+// due is when the VR is reconciled next: when its controller asked, in
+// wall time; after a failed call, with the work queue's backoff, saying
+// so on the log.
+func (b *Bed) due(vr *ramen.VR, ended time.Time, again time.Duration) time.Time {
+	if vr.Failing == 0 {
+		return ended.Add(max(b.options.wall(again), vrFloor))
+	}
+	backoff := min(vrFloor<<min(vr.Failing-1, 8), retryCeiling)
+	b.logf(vr.Site, "%s (failed %d in a row; again in %s)", vr.LastError, vr.Failing, backoff)
+	return ended.Add(backoff)
+}
+
+// progress says, after progressPeriod without news, which
+// VolumeReplications have not reached what they want yet (the errors
+// themselves are on the log as they come: see due).
+func (b *Bed) progress() {
+	b.lastProgress = time.Now()
+	var waiting []string
+	for _, name := range b.appOrder {
+		a := b.apps[name]
+		for _, s := range b.Sites() {
+			vrs := a.ramen.VRs(s)
+			pending, failing := 0, 0
+			for _, vr := range vrs {
+				if !vr.Done() {
+					pending++
+					failing = max(failing, vr.Failing)
+				}
+			}
+			if pending == 0 {
+				continue
+			}
+			line := fmt.Sprintf("%s on %s: %d of %d VRs not %s yet", name, s, pending, len(vrs), vrs[0].Wants)
+			if failing > 0 {
+				line += fmt.Sprintf(" (their calls failed %d times in a row)", failing)
+			}
+			waiting = append(waiting, line)
+		}
+	}
+	if len(waiting) > 0 {
+		b.logf("", "waiting: %s", strings.Join(waiting, "; "))
+	}
 }

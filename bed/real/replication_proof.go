@@ -158,6 +158,16 @@ func (in *Infra) deleteProofClaim(ctx context.Context, c Cluster) error {
 // Store reads the site's storage records (the operator's objects) as the
 // operator's store does.
 func (in *Infra) Store(ctx context.Context, c Cluster) (*sitecontroller.Store, error) {
+	cl, err := in.objects(c)
+	if err != nil {
+		return nil, err
+	}
+	return sitecontroller.NewStore(sitecontroller.StoreConfig{Client: cl, Namespace: "baton-system", Cluster: c.ID,
+		ClusterName: c.Name, Context: ctx, CallTimeout: 20 * time.Second})
+}
+
+// objects is a client of the cluster's objects, baton's among them.
+func (in *Infra) objects(c Cluster) (client.Client, error) {
 	config, err := clientcmd.BuildConfigFromFlags("", in.Paths.Kubeconfig(c.Name))
 	if err != nil {
 		return nil, err
@@ -168,12 +178,7 @@ func (in *Infra) Store(ctx context.Context, c Cluster) (*sitecontroller.Store, e
 			return nil, err
 		}
 	}
-	cl, err := client.New(config, client.Options{Scheme: scheme})
-	if err != nil {
-		return nil, err
-	}
-	return sitecontroller.NewStore(sitecontroller.StoreConfig{Client: cl, Namespace: "baton-system", Cluster: c.ID,
-		ClusterName: c.Name, Context: ctx, CallTimeout: 20 * time.Second})
+	return client.New(config, client.Options{Scheme: scheme})
 }
 
 // until polls check every second until it holds or limit passes; the

@@ -1,26 +1,48 @@
 #!/usr/bin/env bash
 # `make realbed`: the real bed, end to end. Brings the clusters up (up.sh),
 # builds baton's image (baton-image.sh), deploys baton into each site
-# (deploy.sh), runs the claim round trip in each (proof.sh), then prints what
-# is up, how to reach it, and the one line of what the bed still lacks
-# (`batonctl realbed lacking`, read off the host and the clusters). It
-# leaves the bed running; `make realbed-down` (down.sh) tears it down.
-# Exits 1 naming the step that failed.
+# (batonctl realbed deploy), runs the claim round trip in both at once
+# (proof.sh), proves A->B replication, prints what is up and how to reach
+# it, runs REALBED_SCENARIOS on it (wordpress/failover gitea/relocate by
+# default; empty runs none) into REALBED_OUT, and ends with the one line of
+# what the bed still lacks (`batonctl realbed lacking`, read off the host
+# and the clusters). Each step is logged with its time and the time since
+# the start. It leaves the bed running; `make realbed-down` (down.sh) tears
+# it down. Exits 1 naming the step that failed.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 . "$realbed_dir/batonctl.sh"
 need_root "the real bed"
 
 started=$SECONDS
-bash "$realbed_dir/up.sh"
+# step NAME CMD...: runs CMD; logs how long it took, or dies naming NAME.
+step() {
+	local name=$1 t=$SECONDS
+	shift
+	"$@" || die "[$((SECONDS - started)) s] $name failed after $((SECONDS - t)) s"
+	log "[$((SECONDS - started)) s] $name: $((SECONDS - t)) s"
+}
+# proofs: the claim round trip in both sites at once.
+proofs() {
+	local pids=() site status=0
+	for site in $SITES; do
+		bash "$realbed_dir/proof.sh" "$site" "$image" &
+		pids+=($!)
+	done
+	for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+	return "$status"
+}
+
+step "clusters up" bash "$realbed_dir/up.sh"
+t=$SECONDS
 image=$(bash "$realbed_dir/baton-image.sh") || die "building baton's image failed"
+log "[$((SECONDS - started)) s] baton's image $image: $((SECONDS - t)) s"
 ctl=$(batonctl)
-"$ctl" realbed deploy "$image" || die "deploying baton failed"
-for site in $SITES; do
-	bash "$realbed_dir/proof.sh" "$site" "$image" || die "$site: the claim round trip failed"
-done
+step "baton deployed" "$ctl" realbed deploy "$image"
+step "claim round trip in $SITES" proofs
+t=$SECONDS
 replicated=$("$ctl" realbed prove-replication) || die "the cross-site replication proof failed"
-log "$replicated"
+log "[$((SECONDS - started)) s] $replicated: $((SECONDS - t)) s"
 
 echo "real bed up in $((SECONDS - started)) s (private dockerd: export DOCKER_HOST=$DOCKER_HOST)"
 for c in $CLUSTERS; do
@@ -31,14 +53,14 @@ for c in $CLUSTERS; do
 	printf '  %-13s %s\n                KUBECONFIG=%s\n' "$c" "$what" "$run/$c.kubeconfig"
 done
 echo "  kubectl:      $run/kubectl"
-# The scenarios, on the sites just brought up (REALBED_SCENARIOS, make
-# realbed's wordpress/failover gitea/relocate by default; empty runs none).
 status=0
 if [ -n "${REALBED_SCENARIOS:-}" ]; then
 	out=${REALBED_OUT:-out/realbed}
+	t=$SECONDS
 	# shellcheck disable=SC2086 # the list is words
 	"$ctl" scenario run $REALBED_SCENARIOS --bed real --out "$repo_root/$out" || status=1
+	log "[$((SECONDS - started)) s] scenarios $REALBED_SCENARIOS: $((SECONDS - t)) s (report: $repo_root/$out/report.html)"
 fi
-# What the bed lacks, read off the host and the clusters.
 "$ctl" realbed lacking
+echo "make realbed: $((SECONDS - started)) s"
 exit "$status"

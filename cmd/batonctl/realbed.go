@@ -7,7 +7,9 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/baton-dr/baton/bed/real"
 	"github.com/baton-dr/baton/scenarios"
@@ -114,6 +116,9 @@ ranges, on the docker network baton-realbed.`,
 }
 
 func newInfra(cmd *cobra.Command) (*real.Infra, error) {
+	// controller-runtime's clients (the chart's install, the sites'
+	// records) log through its logger; the bed prints its own progress.
+	ctrllog.SetLogger(logr.Discard())
 	paths, err := real.DefaultPaths()
 	if err != nil {
 		return nil, err

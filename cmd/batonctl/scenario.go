@@ -199,6 +199,7 @@ func runReal(sc scenarios.Scenario, options real.Options, chaos bool, w io.Write
 	errored := func(err error) reports.Result {
 		return reports.Result{Scenario: sc.Name, Seed: options.Seed, Verdict: reports.Errored, Replay: replay, Error: err.Error()}
 	}
+	ctrllog.SetLogger(logr.Discard())
 	paths, err := real.DefaultPaths()
 	if err != nil {
 		return errored(err)

@@ -380,11 +380,13 @@ func equalJSON(t *testing.T, a, b any) bool {
 }
 
 // TestTheStorageClassAndTheReplicationClassSpeakTheDriversParameters: every
-// parameter is one baton-csi reads, and the VolumeReplicationClass hands the
-// driver the CSI secret.
+// parameter is one baton-csi reads, or csi-addons' own schedulingInterval
+// (which Enable ignores), and the VolumeReplicationClass hands the driver
+// the CSI secret.
 func TestTheStorageClassAndTheReplicationClassSpeakTheDriversParameters(t *testing.T) {
 	v := btrfsValues(t)
 	v.VolumeReplicationClass.TargetClusterID = siteB
+	v.VolumeReplicationClass.SchedulingInterval = "1m"
 	r := render(t, v)
 	var class storagev1.StorageClass
 	find(t, r.Objects, "StorageClass", "baton", &class)
@@ -403,6 +405,7 @@ func TestTheStorageClassAndTheReplicationClassSpeakTheDriversParameters(t *testi
 		"replication.storage.openshift.io/replication-secret-name":      "baton-csi",
 		"replication.storage.openshift.io/replication-secret-namespace": chart.DefaultNamespace,
 		csi.TargetClusterParameter:                                      siteB,
+		"schedulingInterval":                                            "1m",
 	}
 	if vrc.Spec.Provisioner != csi.DriverName || !equalJSON(t, vrc.Spec.Parameters, wantParameters) {
 		t.Errorf("VolumeReplicationClass %s %v, want %s %v", vrc.Spec.Provisioner, vrc.Spec.Parameters, csi.DriverName, wantParameters)

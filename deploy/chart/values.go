@@ -215,6 +215,10 @@ type VolumeReplicationClass struct {
 	Create          bool   `json:"create"`
 	Name            string `json:"name"`
 	TargetClusterID string `json:"targetClusterID"`
+	// SchedulingInterval is how often the csi-addons controller asks a
+	// primary's replication info (its last sync time) -- an hour when
+	// empty -- and what Ramen matches a DRPolicy's interval against.
+	SchedulingInterval string `json:"schedulingInterval"`
 }
 
 // Defaults are the chart's values.yaml.

@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -17,58 +14,14 @@ import (
 	"k8s.io/client-go/kubernetes"
 )
 
-// repositoryRoot is found from this file's path, as bed/local does.
-func repositoryRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
-}
-
-// Deploy deploys baton into both sites (ci/realbed/deploy.sh, until the
-// Helm chart lands), registers each site in the other's CSI secret and
-// restarts the CSI driver's pods so that they read it.
-func (in *Infra) Deploy(ctx context.Context, image string) error {
-	if err := checkImage(ctx, image, "ci/realbed/baton-image.sh"); err != nil {
-		return err
-	}
-	if err := in.eachSite(func(c Cluster) error {
-		return in.phase("deploy baton into "+c.Name, func() (string, error) {
-			cmd := exec.CommandContext(ctx, "bash", filepath.Join(repositoryRoot(), "ci", "realbed", "deploy.sh"), c.Name, image)
-			out, err := cmd.CombinedOutput()
-			if err != nil {
-				return "", fmt.Errorf("deploy.sh: %w: %s", err, strings.TrimSpace(string(out)))
-			}
-			return image, nil
-		})
-	}); err != nil {
-		return err
-	}
-	var changed []Cluster
-	if err := in.phase("register the sites as each other's peers", func() (string, error) {
-		var err error
-		changed, err = in.RegisterPeers(ctx)
-		if len(changed) == 0 {
-			return "registered already", err
-		}
-		return fmt.Sprintf("%d CSI secrets written", len(changed)), err
-	}); err != nil {
-		return err
-	}
-	return in.eachSite(func(c Cluster) error {
-		if !slices.ContainsFunc(changed, func(x Cluster) bool { return x.Name == c.Name }) {
-			return nil
-		}
-		return in.phase("restart "+c.Name+"'s CSI driver on its new secret", func() (string, error) {
-			return "", in.restartCSI(ctx, c)
-		})
-	})
-}
-
 // eachSite runs f for both sites in parallel and joins the errors.
-func (in *Infra) eachSite(f func(c Cluster) error) error {
-	sites := Sites()
-	errs := make([]error, len(sites))
+func (in *Infra) eachSite(f func(c Cluster) error) error { return in.each(Sites(), f) }
+
+// each runs f for every one of clusters in parallel and joins the errors.
+func (in *Infra) each(clusters []Cluster, f func(c Cluster) error) error {
+	errs := make([]error, len(clusters))
 	var wg sync.WaitGroup
-	for i, c := range sites {
+	for i, c := range clusters {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -1,0 +1,285 @@
+package real
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	storagev1 "k8s.io/api/storage/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/kind/pkg/cluster/nodeutils"
+
+	v1 "github.com/baton-dr/baton/api/v1alpha1"
+	"github.com/baton-dr/baton/deploy/chart"
+)
+
+// hostDir is where a site's node mounts its host directory (see kindConfig):
+// the chart's storage.hostDir, under which the pool, the device links and
+// the CSI controller's sockets live, per site.
+const hostDir = "/var/lib/baton-realbed"
+
+// vrSchedulingInterval is the VolumeReplicationClass's schedulingInterval:
+// Ramen's default of a minute on the scenarios' time scale.
+const vrSchedulingInterval = "10s"
+
+// installLimit bounds one release's install or upgrade, and then the wait
+// for the site's storage node and the driver's registration with kubelet.
+const installLimit = 5 * time.Minute
+
+// site's release as the bed installs it: what differs from the chart's
+// values.yaml.
+func (in *Infra) values(ctx context.Context, c Cluster, image string, ca *bedCA, peers []chart.Peer) (chart.Values, error) {
+	values, err := chart.Defaults()
+	if err != nil {
+		return values, err
+	}
+	repository, tag, ok := strings.Cut(image, ":")
+	if !ok {
+		return values, fmt.Errorf("image %q has no tag", image)
+	}
+	address, _, err := nodeContainer(ctx, c)
+	if err != nil {
+		return values, err
+	}
+	ip := net.ParseIP(address)
+	apiCert, apiKey, err := ca.issueOnce(in.Paths, c.Name+".storage-api", "baton-controller."+c.Name,
+		[]string{"baton-controller.baton-system.svc", "baton-controller.baton-system.svc.cluster.local"}, []net.IP{ip})
+	if err != nil {
+		return values, err
+	}
+	streamCert, streamKey, err := ca.issueOnce(in.Paths, c.Name+".stream", "baton-node-stream."+c.Name, nil, []net.IP{ip})
+	if err != nil {
+		return values, err
+	}
+	values.Image.Repository, values.Image.Tag, values.Image.PullPolicy = repository, tag, "Never"
+	values.Site = chart.Site{Name: c.Name, ClusterID: string(c.ID)}
+	values.Storage.HostDir = hostDir
+	values.Storage.Nodes = []chart.StorageNode{{Name: c.Node(), Address: address}}
+	values.StorageCluster.Create, values.StorageCluster.PlaceCount = true, 1
+	values.StorageCluster.ReplicationInterval = "10s"
+	values.Operator.LeaderElect = false // one replica; a restart need not wait out a lease
+	values.CSIAddons.Manager.LeaderElect = false
+	values.CSI.ControllerSocketDir = filepath.Dir(in.addonsSocketOnNode(c))
+	// csi-addons reads a primary's last sync time this often (an hour by
+	// default): a scenario's protection waits for the first one.
+	values.VolumeReplicationClass.SchedulingInterval = vrSchedulingInterval
+	values.CrossSite = chart.CrossSite{Enabled: true, Host: address, StorageAPINodePort: 30443, StreamPort: 9500, StreamNodePort: 30500}
+	values.TLS.Create, values.TLS.CA = true, ca.CertPEM
+	values.TLS.StorageAPICert, values.TLS.StorageAPIKey = apiCert, apiKey
+	values.TLS.StreamCert, values.TLS.StreamKey = streamCert, streamKey
+	values.Peers = peers
+	return values, values.Validate()
+}
+
+// addonsSocketOnNode is the CSI controller's csi-addons socket as the node
+// sees it: Paths.AddonsSocket on the host.
+func (in *Infra) addonsSocketOnNode(c Cluster) string {
+	rel, _ := filepath.Rel(in.Paths.SiteState(c.Name), in.Paths.AddonsSocket(c.Name))
+	return filepath.Join(hostDir, rel)
+}
+
+func (in *Infra) target(c Cluster) (chart.Target, error) {
+	config, err := chart.FromKubeconfig(in.Paths.Kubeconfig(c.Name), "")
+	if err != nil {
+		return chart.Target{}, err
+	}
+	return chart.Target{Config: config, Wait: true, Timeout: installLimit}, nil
+}
+
+// install loads the image into the site's node and installs (or upgrades)
+// the chart's release there with values, then waits until the site's
+// storage node is Ready and kubelet knows the driver.
+func (in *Infra) install(ctx context.Context, c Cluster, image string, values chart.Values) (string, error) {
+	if err := loadImage(ctx, c, image); err != nil {
+		return "", err
+	}
+	t, err := in.target(c)
+	if err != nil {
+		return "", err
+	}
+	rel, err := chart.Apply(ctx, t, values)
+	if err != nil {
+		return "", fmt.Errorf("the chart: %w", err)
+	}
+	if err := in.siteReady(ctx, c); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("release %s revision %d (%s)", rel.Name, rel.Version, image), nil
+}
+
+// loadImage puts the image into the node's containerd, as kind load
+// docker-image does (docker save streamed into the node), unless the node
+// has it already.
+func loadImage(ctx context.Context, c Cluster, image string) error {
+	n, err := node(c)
+	if err != nil {
+		return err
+	}
+	id, err := docker(ctx, "image", "inspect", "--format", "{{.Id}}", image)
+	if err != nil {
+		return fmt.Errorf("the image %s is missing from the private dockerd (ci/realbed/baton-image.sh builds it)", image)
+	}
+	if have, err := nodeutils.ImageID(n, image); err == nil && have == id {
+		return nil
+	}
+	save := exec.CommandContext(ctx, "docker", "save", image)
+	out, err := save.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	var stderr strings.Builder
+	save.Stderr = &stderr
+	if err := save.Start(); err != nil {
+		return err
+	}
+	loadErr := nodeutils.LoadImageArchive(n, out)
+	if loadErr != nil {
+		_, _ = io.Copy(io.Discard, out) // let docker save finish
+	}
+	if err := save.Wait(); err != nil {
+		return fmt.Errorf("%s: docker save %s: %w: %s", c.Name, image, err, strings.TrimSpace(stderr.String()))
+	}
+	if loadErr != nil {
+		return fmt.Errorf("%s: loading %s into its node: %w", c.Name, image, loadErr)
+	}
+	return nil
+}
+
+// siteReady waits until the site's storage cluster reports a Ready node
+// and kubelet has registered the CSI driver on the node.
+func (in *Infra) siteReady(ctx context.Context, c Cluster) error {
+	clientset, _, err := in.Client(c)
+	if err != nil {
+		return err
+	}
+	objects, err := in.objects(c)
+	if err != nil {
+		return err
+	}
+	return until(ctx, installLimit, func() (bool, string) {
+		var clusters v1.StorageClusterList
+		if err := objects.List(ctx, &clusters, client.InNamespace("baton-system")); err != nil {
+			return false, err.Error()
+		}
+		if len(clusters.Items) == 0 || clusters.Items[0].Status.ReadyNodeCount < 1 {
+			return false, "the storage cluster has no Ready node yet"
+		}
+		node, err := clientset.StorageV1().CSINodes().Get(ctx, c.Node(), metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		if !slices.ContainsFunc(node.Spec.Drivers, func(d storagev1.CSINodeDriver) bool { return d.Name == "csi.baton-dr.io" }) {
+			return false, "kubelet has not registered csi.baton-dr.io yet"
+		}
+		return true, ""
+	})
+}
+
+// Deploy installs baton's Helm chart (deploy/chart, through Helm's Go API)
+// into both sites at once, then registers each site as the other's peer:
+// the chart's peers, which each operator writes into its CSI secret
+// (local: false); the CSI driver's pods that read the secret at their
+// start are restarted where it changed.
+func (in *Infra) Deploy(ctx context.Context, image string) error {
+	if err := checkImage(ctx, image, "ci/realbed/baton-image.sh"); err != nil {
+		return err
+	}
+	ca, err := loadOrMakeCA(in.Paths)
+	if err != nil {
+		return err
+	}
+	peers := map[string]chart.Peer{}
+	if err := in.eachSite(func(c Cluster) error {
+		return in.phase("install baton's chart in "+c.Name, func() (string, error) {
+			values, err := in.values(ctx, c, image, ca, in.peersOf(ctx, c))
+			if err != nil {
+				return "", err
+			}
+			return in.install(ctx, c, image, values)
+		})
+	}); err != nil {
+		return err
+	}
+	for _, c := range Sites() {
+		t, err := in.target(c)
+		if err != nil {
+			return err
+		}
+		values, err := in.values(ctx, c, image, ca, nil)
+		if err != nil {
+			return err
+		}
+		if err := until(ctx, installLimit, func() (bool, string) {
+			peers[c.Name], err = chart.LocalPeer(ctx, t, values)
+			return err == nil, fmt.Sprint(err)
+		}); err != nil {
+			return fmt.Errorf("%s: its own entry for the other site: %w", c.Name, err)
+		}
+	}
+	var changed []Cluster
+	if err := in.eachSite(func(c Cluster) error {
+		return in.phase("register "+c.Name+"'s peer", func() (string, error) {
+			var theirs []chart.Peer
+			for _, other := range Sites() {
+				if other.Name != c.Name {
+					theirs = append(theirs, peers[other.Name])
+				}
+			}
+			if slices.Equal(in.peersOf(ctx, c), theirs) {
+				return "registered already", nil
+			}
+			values, err := in.values(ctx, c, image, ca, theirs)
+			if err != nil {
+				return "", err
+			}
+			what, err := in.install(ctx, c, image, values)
+			if err != nil {
+				return "", err
+			}
+			if err := until(ctx, installLimit, func() (bool, string) {
+				doc, err := in.csiSecret(ctx, c)
+				if err != nil {
+					return false, err.Error()
+				}
+				return len(doc.IDs()) >= 2, "the operator has not written the peer into the CSI secret yet"
+			}); err != nil {
+				return "", err
+			}
+			changed = append(changed, c)
+			return what, nil
+		})
+	}); err != nil {
+		return err
+	}
+	return in.eachSite(func(c Cluster) error {
+		if !slices.ContainsFunc(changed, func(x Cluster) bool { return x.Name == c.Name }) {
+			return nil
+		}
+		return in.phase("restart "+c.Name+"'s CSI driver on its new secret", func() (string, error) {
+			return "", in.restartCSI(ctx, c)
+		})
+	})
+}
+
+// peersOf are the peers the site's release lists now (none before its
+// first install): a redeployment keeps them.
+func (in *Infra) peersOf(ctx context.Context, c Cluster) []chart.Peer {
+	doc, err := in.csiSecret(ctx, c)
+	if err != nil {
+		return nil
+	}
+	var out []chart.Peer
+	for _, id := range doc.IDs() {
+		if e, ok := doc.Entry(id); ok && !e.Local {
+			out = append(out, chart.Peer{ClusterID: string(e.ID), Endpoint: e.Endpoint, Secret: e.Secret})
+		}
+	}
+	return out
+}

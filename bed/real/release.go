@@ -1,0 +1,171 @@
+package real
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Limits of the release, in wall time. A device nothing holds goes at
+// once; one still held after releaseLimit is named with what holds it.
+const (
+	releaseLimit  = 2 * time.Minute
+	releasePoll   = 250 * time.Millisecond
+	releaseReport = 15 * time.Second
+)
+
+// ReleaseDevices detaches every loop device the bed's sites left
+// attached (kubelet's maps, the volumes, the pools: see bedDevices), waits
+// until the kernel let every one go, and looks again: it returns an error
+// naming every device it could not release and what holds it. scratch is
+// a directory for the pools' read-only mounts while it looks. Nothing
+// attached: nil.
+//
+// Each detach asks the kernel to clear the device (LOOP_CLR_FD); one still
+// held open -- a volume's device by kubelet's map over it, a pool's by its
+// volumes' files -- is only marked to clear at its last close, so all of
+// them are asked first, outermost first, and then waited for together:
+// each goes when what held it went.
+func ReleaseDevices(ctx context.Context, scratch string, sites []string, log func(string, ...any)) error {
+	ctx, cancel := context.WithTimeout(ctx, releaseLimit)
+	defer cancel()
+	found, _, err := bedDevices(ctx, scratch, sites)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	var asked []loopDevice
+	for _, d := range found.All() {
+		if err := clearDevice(d.Name); err != nil {
+			errs = append(errs, fmt.Errorf("detach %s: %w", d, err))
+			continue
+		}
+		asked = append(asked, d)
+	}
+	errs = append(errs, awaitGone(ctx, asked, log))
+	// Look again, past the deadline if the wait used it up: what is left
+	// must be named.
+	found, unanswered, err := bedDevices(context.WithoutCancel(ctx), scratch, sites)
+	if err != nil {
+		return errors.Join(append(errs, err)...)
+	}
+	if len(unanswered) > 0 {
+		errs = append(errs, fmt.Errorf("could not ask %s what backs them (their open blocks): they may be the bed's",
+			strings.Join(unanswered, ", ")))
+	}
+	if left := found.All(); len(left) > 0 {
+		var names []string
+		for _, d := range left {
+			names = append(names, d.String()+heldBy(d))
+		}
+		errs = append(errs, fmt.Errorf("still attached after teardown: %s", strings.Join(names, ", ")))
+	}
+	return errors.Join(errs...)
+}
+
+// clearDevice asks the kernel to detach the device (what losetup --detach
+// does). A device already gone, or being run down, answers ENXIO: it is
+// going, which is what was asked.
+func clearDevice(device string) error {
+	err := withOpen(device, unix.O_RDONLY, func(fd int) error {
+		return unix.IoctlSetInt(fd, unix.LOOP_CLR_FD, 0)
+	})
+	if errors.Is(err, unix.ENXIO) || errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+// awaitGone waits until none of devices is attached to what it was, from
+// sysfs alone (nothing opened, no process started), logging each one as it
+// goes and, every releaseReport, which are still there and why.
+func awaitGone(ctx context.Context, devices []loopDevice, log func(string, ...any)) error {
+	left := slices.Clone(devices)
+	start, lastReport := time.Now(), time.Now()
+	for {
+		left = slices.DeleteFunc(left, func(d loopDevice) bool {
+			if attachedAsBefore(d) {
+				return false
+			}
+			log("detached %s", d)
+			return true
+		})
+		if len(left) == 0 {
+			return nil
+		}
+		if time.Since(lastReport) >= releaseReport {
+			lastReport = time.Now()
+			log("waiting for the kernel to let go of %s", describe(left))
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("not released within %s: %s", time.Since(start).Round(time.Second), describe(left))
+		case <-time.After(releasePoll):
+		}
+	}
+}
+
+// attachedAsBefore tells whether the device still has the backing file it
+// had (sysfs keeps its path while it is attached).
+func attachedAsBefore(d loopDevice) bool {
+	backing, err := os.ReadFile(filepath.Join("/sys/block", filepath.Base(d.Name), "loop", "backing_file"))
+	return err == nil && strings.TrimSuffix(string(backing), "\n") == d.Backing
+}
+
+func describe(devices []loopDevice) string {
+	var out []string
+	for _, d := range devices {
+		out = append(out, d.String()+heldBy(d))
+	}
+	return strings.Join(out, ", ")
+}
+
+// heldBy says what keeps the device from going, as far as the host shows:
+// loop devices attached over it, processes holding it open, block devices
+// stacked on it; none of these is a file system on it or files open there.
+func heldBy(d loopDevice) string {
+	var holders []string
+	if all, _, err := listLoops(context.Background()); err == nil {
+		for _, m := range mapsOver(all, []loopDevice{d}) {
+			holders = append(holders, "loop device "+m.String())
+		}
+	}
+	holders = append(holders, processesHolding(d.Rdev)...)
+	if entries, err := os.ReadDir(filepath.Join("/sys/block", filepath.Base(d.Name), "holders")); err == nil {
+		for _, e := range entries {
+			holders = append(holders, "block device "+e.Name())
+		}
+	}
+	if len(holders) == 0 {
+		return " [held by no process or device: a file system on it, or files open there]"
+	}
+	return " [held by " + strings.Join(holders, ", ") + "]"
+}
+
+// processesHolding names the processes with the block device rdev open.
+func processesHolding(rdev uint64) []string {
+	fds, _ := filepath.Glob("/proc/[0-9]*/fd/*")
+	var out []string
+	seen := map[string]bool{}
+	for _, fd := range fds {
+		var st unix.Stat_t
+		if unix.Stat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFBLK || st.Rdev != rdev {
+			continue
+		}
+		pid := strings.Split(fd, "/")[2]
+		if seen[pid] {
+			continue
+		}
+		seen[pid] = true
+		comm, _ := os.ReadFile(filepath.Join("/proc", pid, "comm"))
+		out = append(out, fmt.Sprintf("process %s (%s)", pid, strings.TrimSpace(string(comm))))
+	}
+	return out
+}
