@@ -1,0 +1,135 @@
+package local
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	csispec "github.com/container-storage-interface/spec/lib/go/csi"
+	"github.com/csi-addons/spec/lib/go/replication"
+)
+
+// PartitionedCalls are the wall times of CSI calls on the surviving site while
+// the sites' packets are dropped, and the calls that failed.
+type PartitionedCalls struct {
+	Create, Promote []time.Duration
+	Errors          []string
+}
+
+// benchCallLimit bounds each timed call: well past the storage API's 10 s
+// per-call deadline, so a call that waits for it shows it.
+const benchCallLimit = time.Minute
+
+// BenchPartitioned times CSI calls on the surviving site of a partition:
+// volumes volumes are created on site-a and replicated to site-b until each
+// shipped a first snapshot; then both sites blackhole each other's address
+// (every packet between them dropped) and site-b is asked, one after the
+// other, for a new volume and for a forced promotion of one of site-a's --
+// Ramen's unplanned fail-over. The partition is healed before it returns.
+func (b *Bed) BenchPartitioned(volumes int, sizeBytes uint64) (PartitionedCalls, error) {
+	a, err := b.site(SiteNames[0])
+	if err != nil {
+		return PartitionedCalls{}, err
+	}
+	survivor, err := b.site(SiteNames[1])
+	if err != nil {
+		return PartitionedCalls{}, err
+	}
+	handles, err := b.protectedVolumes(a, volumes, sizeBytes)
+	if err != nil {
+		return PartitionedCalls{}, err
+	}
+	if err := b.cut(SiteNames[0], SiteNames[1], true, true); err != nil {
+		return PartitionedCalls{}, err
+	}
+	defer b.HealAll()
+	var calls PartitionedCalls
+	for i, handle := range handles {
+		d, err := timed(func(ctx context.Context) error {
+			_, err := survivor.csiController.CreateVolume(ctx, &csispec.CreateVolumeRequest{
+				Name:               fmt.Sprintf("bench-new-%d", i),
+				CapacityRange:      &csispec.CapacityRange{RequiredBytes: int64(sizeBytes)},
+				VolumeCapabilities: []*csispec.VolumeCapability{blockCapability()},
+				Parameters:         map[string]string{"placeCount": "1"},
+			})
+			return err
+		})
+		calls.Create = append(calls.Create, d)
+		if err != nil {
+			calls.Errors = append(calls.Errors, fmt.Sprintf("create %d after %s: %v", i, d, err))
+		}
+		d, err = timed(func(ctx context.Context) error {
+			_, err := survivor.replication.PromoteVolume(ctx, &replication.PromoteVolumeRequest{
+				ReplicationSource: volumeSource(handle), Force: true})
+			return err
+		})
+		calls.Promote = append(calls.Promote, d)
+		if err != nil {
+			calls.Errors = append(calls.Errors, fmt.Sprintf("promote %s after %s: %v", handle, d, err))
+		}
+	}
+	return calls, nil
+}
+
+// protectedVolumes creates volumes on s and enables their replication to the
+// other site, and waits until each shipped its first snapshot.
+func (b *Bed) protectedVolumes(s *site, volumes int, sizeBytes uint64) ([]string, error) {
+	var handles []string
+	for i := range volumes {
+		ctx, cancel := context.WithTimeout(context.Background(), benchCallLimit)
+		resp, err := s.csiController.CreateVolume(ctx, &csispec.CreateVolumeRequest{
+			Name:               fmt.Sprintf("bench-src-%d", i),
+			CapacityRange:      &csispec.CapacityRange{RequiredBytes: int64(sizeBytes)},
+			VolumeCapabilities: []*csispec.VolumeCapability{blockCapability()},
+			Parameters:         map[string]string{"placeCount": "1"},
+		})
+		if err == nil {
+			_, err = s.replication.EnableVolumeReplication(ctx, &replication.EnableVolumeReplicationRequest{
+				ReplicationSource: volumeSource(resp.GetVolume().GetVolumeId())})
+		}
+		cancel()
+		if err != nil {
+			return nil, fmt.Errorf("protect bench volume %d on %s: %w", i, s.name, err)
+		}
+		handles = append(handles, resp.GetVolume().GetVolumeId())
+	}
+	for _, handle := range handles {
+		if err := awaitFirstSync(s, handle, b.options.ActionLimit); err != nil {
+			return nil, err
+		}
+	}
+	return handles, nil
+}
+
+// awaitFirstSync polls the volume's replication info until it reports a
+// first sync, or limit passes.
+func awaitFirstSync(s *site, handle string, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), benchCallLimit)
+		info, err := s.replication.GetVolumeReplicationInfo(ctx, &replication.GetVolumeReplicationInfoRequest{
+			ReplicationSource: volumeSource(handle)})
+		cancel()
+		if err == nil && info.GetLastSyncTime() != nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("bench volume %s shipped nothing within %s: %v", handle, limit, err)
+		}
+		time.Sleep(readinessPolling)
+	}
+}
+
+func volumeSource(handle string) *replication.ReplicationSource {
+	return &replication.ReplicationSource{Type: &replication.ReplicationSource_Volume{
+		Volume: &replication.ReplicationSource_VolumeSource{VolumeId: handle}}}
+}
+
+// timed runs call under benchCallLimit and returns its wall time.
+func timed(call func(ctx context.Context) error) (time.Duration, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), benchCallLimit)
+	defer cancel()
+	start := time.Now()
+	err := call(ctx)
+	return time.Since(start), err
+}
