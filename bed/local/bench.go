@@ -76,22 +76,26 @@ func (b *Bed) BenchPartitioned(volumes int, sizeBytes uint64) (PartitionedCalls,
 func (b *Bed) protectedVolumes(s *site, volumes int, sizeBytes uint64) ([]string, error) {
 	var handles []string
 	for i := range volumes {
-		ctx, cancel := context.WithTimeout(context.Background(), benchCallLimit)
-		resp, err := s.csiController.CreateVolume(ctx, &csispec.CreateVolumeRequest{
-			Name:               fmt.Sprintf("bench-src-%d", i),
-			CapacityRange:      &csispec.CapacityRange{RequiredBytes: int64(sizeBytes)},
-			VolumeCapabilities: []*csispec.VolumeCapability{blockCapability()},
-			Parameters:         map[string]string{"placeCount": "1"},
-		})
-		if err == nil {
+		var handle string
+		err := retried(b.options.ActionLimit, func(ctx context.Context) error {
+			resp, err := s.csiController.CreateVolume(ctx, &csispec.CreateVolumeRequest{
+				Name:               fmt.Sprintf("bench-src-%d", i),
+				CapacityRange:      &csispec.CapacityRange{RequiredBytes: int64(sizeBytes)},
+				VolumeCapabilities: []*csispec.VolumeCapability{blockCapability()},
+				Parameters:         map[string]string{"placeCount": "1"},
+			})
+			if err != nil {
+				return err
+			}
+			handle = resp.GetVolume().GetVolumeId()
 			_, err = s.replication.EnableVolumeReplication(ctx, &replication.EnableVolumeReplicationRequest{
-				ReplicationSource: volumeSource(resp.GetVolume().GetVolumeId())})
-		}
-		cancel()
+				ReplicationSource: volumeSource(handle)})
+			return err
+		})
 		if err != nil {
 			return nil, fmt.Errorf("protect bench volume %d on %s: %w", i, s.name, err)
 		}
-		handles = append(handles, resp.GetVolume().GetVolumeId())
+		handles = append(handles, handle)
 	}
 	for _, handle := range handles {
 		if err := awaitFirstSync(s, handle, b.options.ActionLimit); err != nil {
@@ -123,6 +127,21 @@ func awaitFirstSync(s *site, handle string, limit time.Duration) error {
 func volumeSource(handle string) *replication.ReplicationSource {
 	return &replication.ReplicationSource{Type: &replication.ReplicationSource_Volume{
 		Volume: &replication.ReplicationSource_VolumeSource{VolumeId: handle}}}
+}
+
+// retried calls call until it succeeds or limit passes: the setup's calls
+// are idempotent, and a loaded machine times some of them out.
+func retried(limit time.Duration, call func(ctx context.Context) error) error {
+	deadline := time.Now().Add(limit)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), benchCallLimit)
+		err := call(ctx)
+		cancel()
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(readinessPolling)
+	}
 }
 
 // timed runs call under benchCallLimit and returns its wall time.

@@ -94,7 +94,7 @@ func newSite(w *World, name string, cluster chain.ClusterID) (*Site, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.Control, s.API = control, storageapi.NewLocal(control)
+	s.Control, s.API = control, newLocal(w, control)
 	var fabric []drbd.NodeOptions
 	for _, nodeName := range nodeNames {
 		n := &Node{Name: nodeName, Up: true, site: s}
@@ -138,7 +138,7 @@ func (n *Node) agentOptions() agent.Options {
 // agent's reconcile.
 func (s *Site) start() {
 	w := s.world
-	w.every(w.options.ControllerPeriod, s.Name+" controller tick", func() {
+	w.everyPass(w.options.ControllerPeriod, s.Name+" controller tick", func() {
 		if !s.ControllerUp {
 			return
 		}
@@ -148,7 +148,7 @@ func (s *Site) start() {
 		}
 	})
 	for _, n := range s.Nodes {
-		w.every(w.options.AgentPeriod, n.Endpoint+" reconcile", n.reconcile)
+		w.everyPass(w.options.AgentPeriod, n.Endpoint+" reconcile", n.reconcile)
 	}
 	if s.objects != nil {
 		w.every(10*time.Second, s.Name+" status reconcilers", s.reconcileStatus)
