@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storage/core"
@@ -20,6 +21,15 @@ import (
 type api struct {
 	from   string
 	target *Site
+	// timeout is the client's deadline of each call; zero is callTimeout.
+	timeout time.Duration
+}
+
+func (a api) deadline() time.Duration {
+	if a.timeout > 0 {
+		return a.timeout
+	}
+	return callTimeout
 }
 
 var _ storageapi.Cluster = api{}
@@ -36,12 +46,12 @@ func call[T any](a api, operation string, f func(*storageapi.Local) (T, error)) 
 	start := w.clockNow()
 	result, err := serve(a, operation, f)
 	took := w.clockNow() - start
-	if err == nil && took > callTimeout {
-		w.calls.elapsed = start + callTimeout
-		took = callTimeout
+	if deadline := a.deadline(); err == nil && took > deadline {
+		w.calls.elapsed = start + deadline
+		took = deadline
 		var zero T
 		result, err = zero, fmt.Errorf("%s -> %s %s: %w: context deadline exceeded after %s", a.from,
-			a.target.Operator(), operation, chain.ErrUnreachable, callTimeout)
+			a.target.Operator(), operation, chain.ErrUnreachable, deadline)
 		w.Sim.Logf("api-timeout", "%s", err)
 	}
 	w.recordCall(Call{From: a.from, To: a.target.Operator(), Operation: operation, At: at, Took: took, Err: err})
@@ -53,7 +63,7 @@ func serve[T any](a api, operation string, f func(*storageapi.Local) (T, error))
 	var zero T
 	w := a.target.world
 	start := w.clockNow()
-	x := w.Net.CallWithin(a.from, a.target.Operator(), callTimeout)
+	x := w.Net.CallWithin(a.from, a.target.Operator(), a.deadline())
 	if !x.Arrived {
 		w.wait(x.Waited)
 		return zero, fmt.Errorf("%s -> %s: %w: %w", a.from, a.target.Operator(), chain.ErrUnreachable, x.Err)

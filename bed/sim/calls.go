@@ -2,8 +2,10 @@ package sim
 
 import (
 	"context"
+	"slices"
 	"time"
 
+	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storage/core"
 	"github.com/baton-dr/baton/storageapi"
 )
@@ -96,46 +98,89 @@ func (w *World) everyPass(period time.Duration, label string, f func()) {
 	w.Sim.After(period, label, tick)
 }
 
-// simLock is a lock in simulated time: the calls that take it run at once,
-// in the order they come, but a call that comes while an earlier one still
-// holds it -- in the simulated time of its pass -- waits until that one
-// released it. Shared holders exclude exclusive ones only.
+// simLock is a lock in simulated time. The calls that take it run at once,
+// in the order they come; each holds it over an interval of simulated time
+// -- from when its pass took it to when its pass let it go. A call whose
+// pass reaches the lock while another's interval covers that instant waits
+// until the interval ends; shared holders exclude exclusive ones only. A
+// hold that lies wholly after a call's instant (a pass far ahead of the
+// clock) does not make it wait: the two ran in the other order.
 type simLock struct {
-	w *World
-	// freeAt is when the last exclusive holder released it; sharedFreeAt
-	// when the last shared one did.
-	freeAt, sharedFreeAt time.Time
+	w     *World
+	holds []simHold // not ended before the clock, in the order taken
+	// taken is when the running holder took it.
+	taken time.Time
 }
 
-// lock waits in the running pass until the lock is free for this holder.
+// simHold is one holder's interval.
+type simHold struct {
+	from, until time.Time
+	shared      bool
+}
+
+// lock waits in the running pass until no conflicting hold covers its instant.
 func (l *simLock) lock(shared bool) {
-	free := l.freeAt
-	if !shared && l.sharedFreeAt.After(free) {
-		free = l.sharedFreeAt
+	now := l.w.Sim.Now()
+	l.holds = slices.DeleteFunc(l.holds, func(h simHold) bool { return !h.until.After(now) })
+	at := l.w.passTime()
+	for waited := true; waited; {
+		waited = false
+		for _, h := range l.holds {
+			if (!shared || !h.shared) && !h.from.After(at) && h.until.After(at) {
+				at, waited = h.until, true
+			}
+		}
 	}
-	if now := l.w.passTime(); free.After(now) {
-		l.w.wait(free.Sub(now))
+	if start := l.w.passTime(); at.After(start) {
+		l.w.wait(at.Sub(start))
 	}
+	l.taken = at
 }
 
-// unlock releases the lock at the running pass's time.
+// unlock ends the running holder's interval at its pass's time.
 func (l *simLock) unlock(shared bool) {
-	now := l.w.passTime()
-	switch {
-	case shared && now.After(l.sharedFreeAt):
-		l.sharedFreeAt = now
-	case !shared && now.After(l.freeAt):
-		l.freeAt = now
+	if until := l.w.passTime(); until.After(l.taken) {
+		l.holds = append(l.holds, simHold{from: l.taken, until: until, shared: shared})
 	}
 }
 
-// newLocal serves a site's core as its operator does, under the operator's
-// one mutex -- here a lock in simulated time, so that a call made while
-// another holds it waits as long as that one holds it.
-func newLocal(w *World, control *core.Site) *storageapi.Local {
-	lock := &simLock{w: w}
-	return storageapi.NewLocalWith(func(context.Context) (*core.Site, func(), error) {
-		lock.lock(false)
-		return control, func() { lock.unlock(false) }, nil
-	}, control.Cluster)
+// newLocal serves a site's core as its operator does (storageapi.Local),
+// with locks that take simulated time and its peers across the network.
+func newLocal(w *World, s *Site, control *core.Site) *storageapi.Local {
+	locks := &simLocks{w: w, site: simLock{w: w}, allocation: simLock{w: w}, chains: map[chain.Ref]*simLock{}}
+	return storageapi.NewLocal(control, storageapi.WithLocks(locks), storageapi.WithCourier(courier{site: s}),
+		storageapi.WithFailures(func(err error) { w.Sim.Logf("error", "%s: %v", s.Name, err) }))
+}
+
+// simLocks are storageapi.Locks in simulated time: a call waits, in its
+// pass, for the holders before it to release what it needs.
+type simLocks struct {
+	w                *World
+	site, allocation simLock
+	chains           map[chain.Ref]*simLock
+}
+
+func (l *simLocks) Lock(_ context.Context, need storageapi.Need) (func(), error) {
+	shared := !need.Site
+	l.site.lock(shared)
+	held := []*simLock{}
+	for _, root := range need.Chains {
+		c, ok := l.chains[root]
+		if !ok {
+			c = &simLock{w: l.w}
+			l.chains[root] = c
+		}
+		c.lock(false)
+		held = append(held, c)
+	}
+	if need.Allocation {
+		l.allocation.lock(false)
+		held = append(held, &l.allocation)
+	}
+	return func() {
+		for _, h := range held {
+			h.unlock(false)
+		}
+		l.site.unlock(shared)
+	}, nil
 }

@@ -94,7 +94,7 @@ func newSite(w *World, name string, cluster chain.ClusterID) (*Site, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.Control, s.API = control, newLocal(w, control)
+	s.Control, s.API = control, newLocal(w, s, control)
 	var fabric []drbd.NodeOptions
 	for _, nodeName := range nodeNames {
 		n := &Node{Name: nodeName, Up: true, site: s}

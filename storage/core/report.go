@@ -46,6 +46,16 @@ type SendResult struct {
 
 // Report takes in what a node reports.
 func (s *Site) Report(status NodeStatus) error {
+	_, err := perform(s, func(d Decisions, _ *Told) (struct{}, Effects, error) { return d.Report(status) })
+	return err
+}
+
+// Report decides Site.Report.
+func (d Decisions) Report(status NodeStatus) (struct{}, Effects, error) {
+	return decide(d.s, func(op *Site) (struct{}, error) { return struct{}{}, op.report(status) })
+}
+
+func (s *Site) report(status NodeStatus) error {
 	if err := s.reportNode(status); err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"errors"
 	"slices"
 
 	"github.com/baton-dr/baton/storage/chain"
@@ -9,8 +10,19 @@ import (
 
 // Tick moves time-driven work: snapshots come due, targets that were away are
 // asked for receivers again, successors are announced to sites that missed
-// it, and demoted members whose successor's stream has arrived are reaped.
+// it, fail-overs whose replica was not closed yet are completed, and demoted
+// members whose successor's stream has arrived are reaped.
 func (s *Site) Tick() error {
+	_, err := perform(s, func(d Decisions, _ *Told) (struct{}, Effects, error) { return d.Tick() })
+	return err
+}
+
+// Tick decides Site.Tick: it touches every chain of the site.
+func (d Decisions) Tick() (struct{}, Effects, error) {
+	return decide(d.s, func(op *Site) (struct{}, error) { return struct{}{}, op.tick() })
+}
+
+func (s *Site) tick() error {
 	if err := s.tickPairings(); err != nil {
 		return err
 	}
@@ -18,8 +30,11 @@ func (s *Site) Tick() error {
 	if err != nil {
 		return err
 	}
-	for i := range volumes {
-		s.announce(&volumes[i])
+	for _, v := range volumes {
+		s.announce(v)
+	}
+	if err := s.closeReplicas(volumes); err != nil {
+		return err
 	}
 	return s.reap()
 }
@@ -33,13 +48,36 @@ func (s *Site) tickPairings() error {
 	for _, p := range pairings {
 		before := p.clone()
 		if len(p.Receivers) == 0 && p.Phase != replication.Paused {
-			if v, err := s.Volume(p.Source); err == nil {
-				s.prepareReceivers(v, &p)
+			v, err := s.Volume(p.Source)
+			if err != nil && !errors.Is(err, ErrNotFound) {
+				return err
+			}
+			if err == nil { // a pairing without its member is a fail-over's first write alone
+				s.askReceivers(v, p)
 			}
 		}
 		p.Tick(now)
 		if !equalPairing(before, p) {
 			if err := s.store.PutPairing(p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// closeReplicas writes the closing of replicas a fail-over recorded a
+// successor of but could not close (its last write failed, and the caller
+// that would have retried it found the chain's end here).
+func (s *Site) closeReplicas(volumes []Volume) error {
+	replicas, err := s.store.Replicas()
+	if err != nil {
+		return err
+	}
+	for _, r := range replicas {
+		if into := closedInto(r, volumes); r.ClonedInto.IsZero() && !into.IsZero() {
+			r.ClonedInto = into
+			if err := s.store.PutReplica(r); err != nil {
 				return err
 			}
 		}
@@ -67,7 +105,7 @@ func (s *Site) reap() error {
 		if i < 0 || len(replicas[i].held()) == 0 {
 			continue
 		}
-		v.State = chain.Tombstone
+		v.transition(chain.Tombstone)
 		if err := s.store.PutVolume(v); err != nil {
 			return err
 		}

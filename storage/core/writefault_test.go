@@ -64,7 +64,9 @@ func (f *faultyStore) PutPairing(p core.Pairing) error {
 func (f *faultyStore) RemovePairing(r chain.Ref) error {
 	return f.write(func() error { return f.Store.RemovePairing(r) })
 }
-func (f *faultyStore) PutNode(n core.Node) error { return f.write(func() error { return f.Store.PutNode(n) }) }
+func (f *faultyStore) PutNode(n core.Node) error {
+	return f.write(func() error { return f.Store.PutNode(n) })
+}
 
 // TestAFailoverWhoseWriteKFailsEndsWithOneSuccessorOnRetry fails each write of
 // a forced fail-over in turn -- before and after it took effect -- and retries

@@ -1,0 +1,159 @@
+package core
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/baton-dr/baton/storage/chain"
+)
+
+// txn is the store one operation decides against: reads see the store
+// beneath with the operation's own writes applied, and the writes themselves
+// are held back as the operation's effects, for the shell to commit. Two
+// writes of one record in a row are one (a node's report touches a volume's
+// record several times).
+type txn struct {
+	base     Store
+	writes   []Write
+	requests []Request
+	ask      *Question
+}
+
+var _ Store = (*txn)(nil)
+
+func (t *txn) write(w Write) {
+	if n := len(t.writes); n > 0 && t.writes[n-1].key() == w.key() {
+		t.writes[n-1] = w
+		return
+	}
+	t.writes = append(t.writes, w)
+}
+
+func (t *txn) Volumes() ([]Volume, error) {
+	volumes, err := t.base.Volumes()
+	if err != nil {
+		return nil, err
+	}
+	return overlay(volumes, t.writes, func(v Volume) chain.Ref { return v.Ref }, refCompare,
+		func(w Write) (Volume, chain.Ref, bool) {
+			switch w.Kind {
+			case VolumePut:
+				return w.Volume.clone(), w.Volume.Ref, true
+			case VolumeRemove:
+				return Volume{}, w.Ref, false
+			}
+			return Volume{}, chain.Ref{}, false
+		}, VolumePut, VolumeRemove), nil
+}
+
+func (t *txn) PutVolume(v Volume) error {
+	t.write(Write{Kind: VolumePut, Volume: v.clone()})
+	return nil
+}
+
+func (t *txn) RemoveVolume(ref chain.Ref) error {
+	volumes, err := t.Volumes()
+	if err != nil {
+		return err
+	}
+	if !slices.ContainsFunc(volumes, func(v Volume) bool { return v.Ref == ref }) {
+		return ErrStoreNotFound
+	}
+	t.write(Write{Kind: VolumeRemove, Ref: ref})
+	return nil
+}
+
+func (t *txn) Replicas() ([]Replica, error) {
+	replicas, err := t.base.Replicas()
+	if err != nil {
+		return nil, err
+	}
+	return overlay(replicas, t.writes, func(r Replica) chain.Ref { return r.Source }, refCompare,
+		func(w Write) (Replica, chain.Ref, bool) { return w.Replica.clone(), w.Replica.Source, true },
+		ReplicaPut, 0), nil
+}
+
+func (t *txn) PutReplica(r Replica) error {
+	t.write(Write{Kind: ReplicaPut, Replica: r.clone()})
+	return nil
+}
+
+// RemoveReplica is not an operation's: replicas stay (a tombstone's origin).
+func (t *txn) RemoveReplica(source chain.Ref) error {
+	panic(fmt.Sprintf("core: an operation removed the replica of %s", source))
+}
+
+func (t *txn) Pairings() ([]Pairing, error) {
+	pairings, err := t.base.Pairings()
+	if err != nil {
+		return nil, err
+	}
+	return overlay(pairings, t.writes, func(p Pairing) chain.Ref { return p.Source }, refCompare,
+		func(w Write) (Pairing, chain.Ref, bool) {
+			if w.Kind == PairingRemove {
+				return Pairing{}, w.Ref, false
+			}
+			return w.Pairing.clone(), w.Pairing.Source, true
+		}, PairingPut, PairingRemove), nil
+}
+
+func (t *txn) PutPairing(p Pairing) error {
+	t.write(Write{Kind: PairingPut, Pairing: p.clone()})
+	return nil
+}
+
+func (t *txn) RemovePairing(source chain.Ref) error {
+	pairings, err := t.Pairings()
+	if err != nil {
+		return err
+	}
+	if !slices.ContainsFunc(pairings, func(p Pairing) bool { return p.Source == source }) {
+		return ErrStoreNotFound
+	}
+	t.write(Write{Kind: PairingRemove, Ref: source})
+	return nil
+}
+
+func (t *txn) Nodes() ([]Node, error) {
+	nodes, err := t.base.Nodes()
+	if err != nil {
+		return nil, err
+	}
+	return overlay(nodes, t.writes, func(n Node) string { return n.Name }, cmp.Compare[string],
+		func(w Write) (Node, string, bool) { return w.Node, w.Node.Name, true }, NodePut, 0), nil
+}
+
+func (t *txn) PutNode(n Node) error {
+	t.write(Write{Kind: NodePut, Node: n})
+	return nil
+}
+
+// overlay applies the writes of kinds put and remove to records, keeping
+// them sorted by key. With no such write the records are returned as read.
+func overlay[R any, K comparable](records []R, writes []Write, key func(R) K, compare func(a, b K) int,
+	apply func(Write) (R, K, bool), put, remove WriteKind) []R {
+	touched := false
+	for _, w := range writes {
+		touched = touched || w.Kind == put || (remove != 0 && w.Kind == remove)
+	}
+	if !touched {
+		return records
+	}
+	for _, w := range writes {
+		if w.Kind != put && (remove == 0 || w.Kind != remove) {
+			continue
+		}
+		record, k, keep := apply(w)
+		i, found := slices.BinarySearchFunc(records, k, func(r R, k K) int { return compare(key(r), k) })
+		switch {
+		case keep && found:
+			records[i] = record
+		case keep:
+			records = slices.Insert(records, i, record)
+		case found:
+			records = slices.Delete(records, i, i+1)
+		}
+	}
+	return records
+}
