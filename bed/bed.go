@@ -186,6 +186,12 @@ type Bed interface {
 	// lost after the call took effect -- which every caller must retry.
 	FailAPI(endpoint string, rate float64)
 	HealAPI(endpoint string)
+	// FailStore makes a site's record store fail a share of its writes
+	// (rate, 0 to 1) until HealStore, half of them after the write took
+	// effect: an operation that writes several records stops at the failed
+	// one, and the caller's retry must complete it without repeating it.
+	FailStore(site string, rate float64)
+	HealStore(site string)
 
 	// Chains draws every volume's chain as every site records it.
 	Chains() ([]reports.Chain, error)

@@ -105,6 +105,13 @@ func (b *Bed) FailAPI(endpoint string, rate float64) { b.notHere("failing the AP
 // HealAPI has nothing to heal while FailAPI is not on the local bed.
 func (b *Bed) HealAPI(endpoint string) {}
 
+// FailStore is not on the local bed yet: its operators' API servers would
+// need a proxy that fails writes. Recorded as a violation.
+func (b *Bed) FailStore(site string, rate float64) { b.notHere("failing a site's record store") }
+
+// HealStore has nothing to heal while FailStore is not on the local bed.
+func (b *Bed) HealStore(site string) {}
+
 // CrashNode kills the node agent with SIGKILL: a crash of the agent
 // process, not of the machine -- its pool stays mounted and its volumes'
 // loop devices attached, which the restarted agent adopts.

@@ -25,6 +25,8 @@ type Site struct {
 	// API is the operator's storage API (what its HTTPS server serves).
 	API   *storageapi.Local
 	Store core.Store
+	// store is Store with the store-fault class in front (fault_store.go).
+	store *faultyStore
 	// peers is filled once every site exists.
 	peers map[chain.ClusterID]storageapi.Cluster
 	// api is the simulated API server of a site keeping CRD records, objects
@@ -78,7 +80,8 @@ func newSite(w *World, name string, cluster chain.ClusterID) (*Site, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Site{Name: name, Cluster: cluster, Store: store, api: objects, ControllerUp: true, world: w, outOfService: map[string]bool{},
+	faulty := &faultyStore{Store: store, w: w, site: name}
+	s := &Site{Name: name, Cluster: cluster, Store: faulty, store: faulty, api: objects, ControllerUp: true, world: w, outOfService: map[string]bool{},
 		peers: map[chain.ClusterID]storageapi.Cluster{}}
 	if objects != nil {
 		s.objects = objects.client(operatorManager)
