@@ -2,7 +2,9 @@ package storageapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"sync"
 
 	"github.com/baton-dr/baton/storage/chain"
@@ -13,7 +15,8 @@ import (
 // served by Server and called directly by the simulation. It is the shell of
 // the site's core (core.Decisions), in etcd/raft's shape: each call decides
 // one operation under the locks of the records it touches -- its chain's,
-// and the allocation's when it places anything (Need) -- writes the
+// and the allocation's when it places anything (Need); a node's report and
+// the tick, chain by chain -- writes the
 // operation's records and releases them, then hands the requests the
 // operation leaves for the peers to its Courier, whose answers come back as
 // decisions of their own. A question an operation needs a peer's answer to
@@ -36,6 +39,15 @@ type Local struct {
 	// roots caches the chain of each member and replica source looked up:
 	// exact, as a member's root never changes.
 	roots map[chain.Ref]chain.Ref
+	// versions count the commits made under each chain's lock, and under
+	// the whole site's: a copy of the store read at some versions is
+	// current for a chain whose count has not moved since (chainwise).
+	versions versions
+}
+
+type versions struct {
+	site   uint64
+	chains map[chain.Ref]uint64
 }
 
 // rootsCached bounds Local.roots; past it the cache starts again.
@@ -70,7 +82,7 @@ func NewLocal(s *core.Site, options ...LocalOption) *Local {
 // there is no site yet.
 func NewLocalWith(acquire Acquire, id func() chain.ClusterID, options ...LocalOption) *Local {
 	l := &Local{acquire: acquire, id: id, locks: NewMutexLocks(), courier: InlineCourier{}, failed: func(error) {},
-		inflight: map[core.Request]bool{}, roots: map[chain.Ref]chain.Ref{}}
+		inflight: map[core.Request]bool{}, roots: map[chain.Ref]chain.Ref{}, versions: versions{chains: map[chain.Ref]uint64{}}}
 	for _, option := range options {
 		option(l)
 	}
@@ -136,10 +148,68 @@ func locked[T any](ctx context.Context, l *Local, s *core.Site, need Need, decid
 	if err != nil {
 		return zero, core.Effects{}, err
 	}
-	if err := core.Commit(s.Store(), effects.Writes); err != nil {
+	err = core.Commit(s.Store(), effects.Writes)
+	if len(effects.Writes) > 0 {
+		l.bump(need) // a failed commit may have made some of its writes
+	}
+	if err != nil {
 		return zero, core.Effects{}, err
 	}
 	return result, effects, nil
+}
+
+// bump counts a commit made under the locks of need.
+func (l *Local) bump(need Need) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if need.Site {
+		l.versions.site++
+	}
+	for _, root := range need.Chains {
+		l.versions.chains[root]++
+	}
+}
+
+// stamp copies the versions now.
+func (l *Local) stamp() versions {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return versions{site: l.versions.site, chains: maps.Clone(l.versions.chains)}
+}
+
+// current tells whether nothing was committed under root's lock, or the
+// whole site's, since stamp.
+func (l *Local) current(root chain.Ref, stamp versions) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.versions.site == stamp.site && l.versions.chains[root] == stamp.chains[root]
+}
+
+// chainwise decides one operation chain by chain, each under its chain's
+// lock alone, from one copy of the store read up front: a chain nothing was
+// committed to since is decided on the copy, another on the store. So a
+// node's report or the tick, which touch every chain, hold one chain at a
+// time, and read the store once rather than once per chain. Chains created
+// since the copy wait for the next report or tick.
+func chainwise(ctx context.Context, l *Local, s *core.Site, decide func(d core.Decisions, root chain.Ref) (struct{}, core.Effects, error)) error {
+	stamp := l.stamp()
+	copied, err := core.Copy(s.Store())
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, root := range copied.Roots() {
+		_, err := run(ctx, l, need(Need{Chains: []chain.Ref{root}}), untold(func(d core.Decisions) (struct{}, core.Effects, error) {
+			if l.current(root, stamp) {
+				d = s.DecideOn(copied)
+			}
+			return decide(d, root)
+		}))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("chain %s: %w", root, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // send hands requests not in flight yet to the courier.
@@ -356,22 +426,34 @@ func (l *Local) Spec(ctx context.Context, node string) (core.NodeSpec, error) {
 	return read(ctx, l, func(s *core.Site) (core.NodeSpec, error) { return s.Spec(node) })
 }
 
-// Report takes the whole site: a node's report touches every chain placed on
-// it, and its usage is the allocation's.
+// Report takes a node's report in: its own record under the allocation's
+// lock (its usage is what placement counts), then chain by chain.
 func (l *Local) Report(ctx context.Context, status core.NodeStatus) error {
-	_, err := run(ctx, l, need(Need{Site: true}), untold(func(d core.Decisions) (struct{}, core.Effects, error) {
-		return d.Report(status)
-	}))
-	return err
+	s, err := l.site(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := run(ctx, l, need(Need{Allocation: true}), untold(func(d core.Decisions) (struct{}, core.Effects, error) {
+		return d.ReportNode(status)
+	})); err != nil {
+		return err
+	}
+	return chainwise(ctx, l, s, func(d core.Decisions, root chain.Ref) (struct{}, core.Effects, error) {
+		return d.ReportChain(status, root)
+	})
 }
 
-// Tick runs the site's time-driven work, holding the whole site while it
-// decides and writes, and nothing while its requests go out.
+// Tick runs the site's time-driven work chain by chain, holding each chain
+// while it decides and writes, and nothing while its requests go out.
 func (l *Local) Tick() error {
-	_, err := run(context.Background(), l, need(Need{Site: true}), untold(func(d core.Decisions) (struct{}, core.Effects, error) {
-		return d.Tick()
-	}))
-	return err
+	ctx := context.Background()
+	s, err := l.site(ctx)
+	if err != nil {
+		return err
+	}
+	return chainwise(ctx, l, s, func(d core.Decisions, root chain.Ref) (struct{}, core.Effects, error) {
+		return d.TickChain(root)
+	})
 }
 
 // Do runs f with the site's core, holding the whole site: for the operator's

@@ -18,8 +18,16 @@ import (
 // send through the site's Peers at once, and feed the answers back.
 type Decisions struct{ s *Site }
 
-// Decide returns the site's decisions.
+// Decide returns the site's decisions, taken on its store.
 func (s *Site) Decide() Decisions { return Decisions{s: s} }
+
+// DecideOn returns decisions taken on base instead: a copy of the store
+// (Copy) that the shell knows to be current for the chains it decides.
+func (s *Site) DecideOn(base Store) Decisions {
+	v := *s
+	v.store = base
+	return Decisions{s: &v}
+}
 
 // view is the site deciding one operation: its reads and writes go through
 // tx.

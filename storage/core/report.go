@@ -50,26 +50,40 @@ func (s *Site) Report(status NodeStatus) error {
 	return err
 }
 
-// Report decides Site.Report.
+// Report decides Site.Report: the node's record and every chain placed on it.
 func (d Decisions) Report(status NodeStatus) (struct{}, Effects, error) {
-	return decide(d.s, func(op *Site) (struct{}, error) { return struct{}{}, op.report(status) })
+	return decide(d.s, func(op *Site) (struct{}, error) { return struct{}{}, op.report(status, everyChain, true) })
 }
 
-func (s *Site) report(status NodeStatus) error {
-	if err := s.reportNode(status); err != nil {
-		return err
+// ReportNode decides the part of a report that is the node's own record (its
+// usage and address: the allocation's).
+func (d Decisions) ReportNode(status NodeStatus) (struct{}, Effects, error) {
+	return decide(d.s, func(op *Site) (struct{}, error) { return struct{}{}, op.reportNode(status) })
+}
+
+// ReportChain decides the part of a report about root's chain: a shell takes
+// a report in chain by chain, each under its own lock.
+func (d Decisions) ReportChain(status NodeStatus, root chain.Ref) (struct{}, Effects, error) {
+	return decide(d.s, func(op *Site) (struct{}, error) { return struct{}{}, op.report(status, onlyChain(root), false) })
+}
+
+func (s *Site) report(status NodeStatus, in scope, node bool) error {
+	if node {
+		if err := s.reportNode(status); err != nil {
+			return err
+		}
 	}
 	datasets := map[string]DatasetStatus{}
 	for _, d := range status.Datasets {
 		datasets[d.Name] = d
 	}
-	if err := s.reportVolumes(status.Node, datasets, status.Resources); err != nil {
+	if err := s.reportVolumes(in, status.Node, datasets, status.Resources); err != nil {
 		return err
 	}
-	if err := s.reportReplicas(status.Node, datasets); err != nil {
+	if err := s.reportReplicas(in, status.Node, datasets); err != nil {
 		return err
 	}
-	return s.reportSends(status)
+	return s.reportSends(in, status)
 }
 
 func (s *Site) reportNode(status NodeStatus) error {
@@ -90,12 +104,15 @@ func (s *Site) reportNode(status NodeStatus) error {
 
 // reportVolumes records the snapshots of the members homed on the node, feeds
 // them to their pairings, and finishes deletions.
-func (s *Site) reportVolumes(node string, datasets map[string]DatasetStatus, resources []backend.ResourceStatus) error {
+func (s *Site) reportVolumes(in scope, node string, datasets map[string]DatasetStatus, resources []backend.ResourceStatus) error {
 	volumes, err := s.store.Volumes()
 	if err != nil {
 		return err
 	}
 	for _, v := range volumes {
+		if !in(v.Root) {
+			continue
+		}
 		d, present := datasets[v.Dataset()]
 		onNode := slices.ContainsFunc(v.Allocation.Replicas, func(r placement.Replica) bool { return r.Node == node })
 		switch {
@@ -177,13 +194,13 @@ func (s *Site) destroyed(v Volume, node string) error {
 }
 
 // reportReplicas records what the node received into each replica.
-func (s *Site) reportReplicas(node string, datasets map[string]DatasetStatus) error {
+func (s *Site) reportReplicas(in scope, node string, datasets map[string]DatasetStatus) error {
 	replicas, err := s.store.Replicas()
 	if err != nil {
 		return err
 	}
 	for _, r := range replicas {
-		if !slices.Contains(r.Nodes, node) {
+		if !in(r.Root) || !slices.Contains(r.Nodes, node) {
 			continue
 		}
 		got := datasets[r.Dataset()].Snapshots
@@ -199,14 +216,14 @@ func (s *Site) reportReplicas(node string, datasets map[string]DatasetStatus) er
 }
 
 // reportSends feeds finished streams to their pairings.
-func (s *Site) reportSends(status NodeStatus) error {
+func (s *Site) reportSends(in scope, status NodeStatus) error {
 	volumes, err := s.store.Volumes()
 	if err != nil {
 		return err
 	}
 	for _, sent := range status.Sent {
 		i := slices.IndexFunc(volumes, func(v Volume) bool { return v.Dataset() == sent.Dataset })
-		if i < 0 {
+		if i < 0 || !in(volumes[i].Root) {
 			continue
 		}
 		v := volumes[i]

@@ -112,6 +112,55 @@ func (s *MemoryStore) PutNode(n Node) error {
 	return nil
 }
 
+// Copy copies every record of store into memory, as read now.
+func Copy(store Store) (*MemoryStore, error) {
+	out := NewMemoryStore()
+	volumes, err := store.Volumes()
+	if err != nil {
+		return nil, err
+	}
+	replicas, err := store.Replicas()
+	if err != nil {
+		return nil, err
+	}
+	pairings, err := store.Pairings()
+	if err != nil {
+		return nil, err
+	}
+	nodes, err := store.Nodes()
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range volumes {
+		out.volumes[v.Ref] = v
+	}
+	for _, r := range replicas {
+		out.replicas[r.Source] = r
+	}
+	for _, p := range pairings {
+		out.pairings[p.Source] = p
+	}
+	for _, n := range nodes {
+		out.nodes[n.Name] = n
+	}
+	return out, nil
+}
+
+// Roots lists the chains the stored members and replicas belong to, sorted.
+func (s *MemoryStore) Roots() []chain.Ref {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var roots []chain.Ref
+	for _, v := range s.volumes {
+		roots = append(roots, v.Root)
+	}
+	for _, r := range s.replicas {
+		roots = append(roots, r.Root)
+	}
+	slices.SortFunc(roots, refCompare)
+	return slices.Compact(roots)
+}
+
 func remove[K comparable, V any](m map[K]V, k K) error {
 	if _, ok := m[k]; !ok {
 		return ErrStoreNotFound

@@ -53,14 +53,19 @@ func (t *txn) PutVolume(v Volume) error {
 }
 
 func (t *txn) RemoveVolume(ref chain.Ref) error {
-	volumes, err := t.Volumes()
+	return holdRemove(t, VolumeRemove, ref, t.Volumes, func(v Volume) bool { return v.Ref == ref })
+}
+
+// holdRemove holds back the removal of the record ref, which must be stored.
+func holdRemove[R any](t *txn, kind WriteKind, ref chain.Ref, list func() ([]R, error), is func(R) bool) error {
+	records, err := list()
 	if err != nil {
 		return err
 	}
-	if !slices.ContainsFunc(volumes, func(v Volume) bool { return v.Ref == ref }) {
+	if !slices.ContainsFunc(records, is) {
 		return ErrStoreNotFound
 	}
-	t.write(Write{Kind: VolumeRemove, Ref: ref})
+	t.write(Write{Kind: kind, Ref: ref})
 	return nil
 }
 
@@ -104,15 +109,7 @@ func (t *txn) PutPairing(p Pairing) error {
 }
 
 func (t *txn) RemovePairing(source chain.Ref) error {
-	pairings, err := t.Pairings()
-	if err != nil {
-		return err
-	}
-	if !slices.ContainsFunc(pairings, func(p Pairing) bool { return p.Source == source }) {
-		return ErrStoreNotFound
-	}
-	t.write(Write{Kind: PairingRemove, Ref: source})
-	return nil
+	return holdRemove(t, PairingRemove, source, t.Pairings, func(p Pairing) bool { return p.Source == source })
 }
 
 func (t *txn) Nodes() ([]Node, error) {
