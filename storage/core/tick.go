@@ -21,7 +21,9 @@ func (d Decisions) Tick() (struct{}, Effects, error) { return d.tick(everyChain)
 
 // TickChain decides Site.Tick for the records of root's chain alone: a shell
 // ticks chain by chain, each under its own lock.
-func (d Decisions) TickChain(root chain.Ref) (struct{}, Effects, error) { return d.tick(onlyChain(root)) }
+func (d Decisions) TickChain(root chain.Ref) (struct{}, Effects, error) {
+	return d.tick(onlyChain(root))
+}
 
 func (d Decisions) tick(in scope) (struct{}, Effects, error) {
 	return decide(d.s, func(op *Site) (struct{}, error) { return struct{}{}, op.tick(in) })
