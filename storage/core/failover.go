@@ -35,9 +35,10 @@ func (d Decisions) Failover(source chain.Ref, force bool, told *Told) (Volume, E
 // member, so a retry completes what an attempt that failed half-way wrote
 // and never draws a second successor. They are written in the order that
 // leaves every prefix harmless: the successor's pairing (alone it is an
-// orphan nothing reads), the successor itself (the commit point: from here
-// the chain ends at it), then the replica closed into it (which readers
-// derive from the successor until it is written: closedInto).
+// orphan nothing reads, which the next attempt replaces), the successor
+// itself (the commit point: from here the chain ends at it, and an attempt
+// finds it by its predecessor), then the replica closed into it (which
+// readers derive from the successor until it is written: closedInto).
 func (s *Site) failover(source chain.Ref, force bool, told *Told) (Volume, error) {
 	if source.Cluster == s.config.Cluster {
 		return Volume{}, fmt.Errorf("%w: %s is local; fail-over clones a member of the other site", ErrInvalid, source)
@@ -60,11 +61,7 @@ func (s *Site) failover(source chain.Ref, force bool, told *Told) (Volume, error
 	if ref.IsZero() {
 		ref = s.successorRef(source)
 	}
-	p, begun, err := s.pairing(ref)
-	if err != nil {
-		return Volume{}, err
-	}
-	if !force && !begun {
+	if !force {
 		q := Question{Kind: AskHandover, Member: source}
 		h, ok := answerTo(told, q)
 		if !ok {
@@ -76,10 +73,6 @@ func (s *Site) failover(source chain.Ref, force bool, told *Told) (Volume, error
 		}
 	}
 	origin, holders, err := s.failoverOrigin(r)
-	if begun { // an attempt before wrote the pairing: its base is the clone's origin
-		origin = Origin{Dataset: p.Base.Volume, Snapshot: p.Base.Snapshot, GUID: p.Base.GUID}
-		holders, err = originHolders(r, origin, volumes), nil
-	}
 	if err != nil {
 		return Volume{}, err
 	}
@@ -97,18 +90,17 @@ func (s *Site) failover(source chain.Ref, force bool, told *Told) (Volume, error
 	if err := s.place(&v, holders); err != nil {
 		return Volume{}, err
 	}
-	if !begun {
-		// The clone ships back to the source's site from the snapshot it
-		// started from, which that site holds under the same GUID: only the
-		// delta travels.
-		fresh, err := replication.New(v.Ref, source.Cluster, s.config.Interval, s.config.Retention,
-			replication.Base{Volume: v.Origin.Dataset, Snapshot: v.Origin.Snapshot, GUID: v.Origin.GUID}, s.now())
-		if err != nil {
-			return Volume{}, err
-		}
-		if err := s.store.PutPairing(Pairing{Pairing: *fresh}); err != nil {
-			return Volume{}, err
-		}
+	// The clone ships back to the source's site from the snapshot it started
+	// from, which that site holds under the same GUID: only the delta
+	// travels. A pairing an attempt before left alone is nobody's yet: this
+	// one, of this attempt's origin, replaces it.
+	p, err := replication.New(v.Ref, source.Cluster, s.config.Interval, s.config.Retention,
+		replication.Base{Volume: v.Origin.Dataset, Snapshot: v.Origin.Snapshot, GUID: v.Origin.GUID}, s.now())
+	if err != nil {
+		return Volume{}, err
+	}
+	if err := s.store.PutPairing(Pairing{Pairing: *p}); err != nil {
+		return Volume{}, err
 	}
 	if err := s.store.PutVolume(v); err != nil {
 		return Volume{}, err
@@ -185,25 +177,6 @@ func (s *Site) failoverOrigin(r Replica) (Origin, []string, error) {
 		}
 	}
 	return Origin{}, nil, fmt.Errorf("%w: replica of %s", ErrNoSnapshot, r.Source)
-}
-
-// originHolders are the nodes holding a fail-over's origin: the receiving
-// nodes that hold the snapshot, or the home of the local member whose
-// dataset it is.
-func originHolders(r Replica, origin Origin, volumes []Volume) []string {
-	if origin.Dataset != r.Dataset() {
-		if i := slices.IndexFunc(volumes, func(v Volume) bool { return v.Dataset() == origin.Dataset }); i >= 0 && volumes[i].Home != "" {
-			return []string{volumes[i].Home}
-		}
-		return nil
-	}
-	var holders []string
-	for _, n := range r.Nodes {
-		if slices.ContainsFunc(r.Received[n], func(sn SnapshotInfo) bool { return sn.GUID == origin.GUID }) {
-			holders = append(holders, n)
-		}
-	}
-	return holders
 }
 
 // checkHandover tells whether a planned fail-over may proceed, from what

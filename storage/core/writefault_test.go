@@ -164,3 +164,31 @@ func retryPromote(w *world, root chain.Ref) (core.Volume, error) {
 	}
 	return w.sites[clusterB].Failover(end.Ref, true)
 }
+
+// TestAnAbandonedFailoverDoesNotPinALaterOnesOrigin: a forced fail-over whose
+// first write (the successor's pairing) landed and was answered with an
+// error is abandoned -- the source's site comes back and keeps its primary.
+// A planned relocation later must clone the source's final snapshot, not the
+// snapshot the abandoned attempt had chosen.
+func TestAnAbandonedFailoverDoesNotPinALaterOnesOrigin(t *testing.T) {
+	w := newWorld(t)
+	v := createProtected(w)
+	a, b := w.sites[clusterA], w.sites[clusterB]
+	w.cut[clusterA] = true
+	w.stores[clusterB].failWrite(1, true)
+	if _, err := b.Failover(v.Ref, true); !errors.Is(err, errInjected) {
+		t.Fatalf("the fail-over whose first write failed: %v, want the injected failure", err)
+	}
+	w.cut[clusterA] = false
+	w.run(3 * time.Minute) // the source keeps shipping
+	_, err := a.Demote(v.Ref)
+	w.must(err)
+	w.run(10 * time.Second)
+	h, err := a.Handover(v.Ref)
+	w.must(err)
+	clone, err := b.Failover(v.Ref, false)
+	w.must(err)
+	if h.Final == "" || clone.Origin.GUID != h.Final {
+		t.Fatalf("the relocation's clone starts from %s, the source's final snapshot is %q", clone.Origin.GUID, h.Final)
+	}
+}
