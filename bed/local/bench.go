@@ -2,30 +2,41 @@ package local
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"time"
 
 	csispec "github.com/container-storage-interface/spec/lib/go/csi"
 	"github.com/csi-addons/spec/lib/go/replication"
+
+	"github.com/baton-dr/baton/storage/chain"
+	"github.com/baton-dr/baton/storage/core"
+	"github.com/baton-dr/baton/storageapi"
 )
 
-// PartitionedCalls are the wall times of CSI calls on the surviving site while
-// the sites' packets are dropped, and the calls that failed.
+// PartitionedCalls are the wall times of calls on the surviving site while
+// the sites' packets are dropped, and the calls that failed: through its CSI
+// driver (which resolves a promoted volume's chain on every site first), and
+// straight to its storage API (the site's own answer).
 type PartitionedCalls struct {
-	Create, Promote []time.Duration
-	Errors          []string
+	Create, Promote          []time.Duration
+	SiteCreate, SiteFailover []time.Duration
+	Errors                   []string
 }
 
 // benchCallLimit bounds each timed call: well past the storage API's 10 s
 // per-call deadline, so a call that waits for it shows it.
 const benchCallLimit = time.Minute
 
-// BenchPartitioned times CSI calls on the surviving site of a partition:
+// BenchPartitioned times calls on the surviving site of a partition: 2 x
 // volumes volumes are created on site-a and replicated to site-b until each
 // shipped a first snapshot; then both sites blackhole each other's address
 // (every packet between them dropped) and site-b is asked, one after the
-// other, for a new volume and for a forced promotion of one of site-a's --
-// Ramen's unplanned fail-over. The partition is healed before it returns.
+// other, for a new volume and for a forced fail-over of one of site-a's --
+// Ramen's unplanned fail-over: volumes times straight through its storage
+// API, then volumes times through its CSI driver. The partition is healed
+// before it returns.
 func (b *Bed) BenchPartitioned(volumes int, sizeBytes uint64) (PartitionedCalls, error) {
 	a, err := b.site(SiteNames[0])
 	if err != nil {
@@ -35,7 +46,14 @@ func (b *Bed) BenchPartitioned(volumes int, sizeBytes uint64) (PartitionedCalls,
 	if err != nil {
 		return PartitionedCalls{}, err
 	}
-	handles, err := b.protectedVolumes(a, volumes, sizeBytes)
+	handles, err := b.protectedVolumes(a, 2*volumes, sizeBytes)
+	if err != nil {
+		return PartitionedCalls{}, err
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(b.ca.cert)
+	api, err := storageapi.NewClient(storageapi.ClientConfig{ID: survivor.local.ID, Endpoint: survivor.local.Endpoint,
+		Secret: survivor.local.Secret, TLS: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, CallTimeout: benchCallLimit})
 	if err != nil {
 		return PartitionedCalls{}, err
 	}
@@ -44,7 +62,30 @@ func (b *Bed) BenchPartitioned(volumes int, sizeBytes uint64) (PartitionedCalls,
 	}
 	defer b.HealAll()
 	var calls PartitionedCalls
-	for i, handle := range handles {
+	for i, handle := range handles[volumes:] {
+		ref, err := chain.ParseRef(handle)
+		if err != nil {
+			return PartitionedCalls{}, err
+		}
+		d, err := timed(func(ctx context.Context) error {
+			_, err := api.CreateVolume(ctx, core.CreateRequest{Name: fmt.Sprintf("bench-site-%d", i),
+				Shape: core.Shape{SizeBytes: sizeBytes, PlaceCount: 1, VolumeMode: core.Block}})
+			return err
+		})
+		calls.SiteCreate = append(calls.SiteCreate, d)
+		if err != nil {
+			calls.Errors = append(calls.Errors, fmt.Sprintf("storage API create %d after %s: %v", i, d, err))
+		}
+		d, err = timed(func(ctx context.Context) error {
+			_, err := api.Failover(ctx, ref, true)
+			return err
+		})
+		calls.SiteFailover = append(calls.SiteFailover, d)
+		if err != nil {
+			calls.Errors = append(calls.Errors, fmt.Sprintf("storage API fail-over of %s after %s: %v", ref, d, err))
+		}
+	}
+	for i, handle := range handles[:volumes] {
 		d, err := timed(func(ctx context.Context) error {
 			_, err := survivor.csiController.CreateVolume(ctx, &csispec.CreateVolumeRequest{
 				Name:               fmt.Sprintf("bench-new-%d", i),

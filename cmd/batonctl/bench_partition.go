@@ -22,7 +22,7 @@ func newBenchPartitionCommand() *cobra.Command {
 	var binaries string
 	cmd := &cobra.Command{
 		Use:   "partition",
-		Short: "CSI CreateVolume and forced PromoteVolume p50/p99 on the local bed's surviving site while site<->site packets are dropped (needs root)",
+		Short: "CreateVolume and forced fail-over p50/p99 on the local bed's surviving site, through its storage API and its CSI driver, while site<->site packets are dropped (needs root)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctrllog.SetLogger(logr.Discard())
@@ -52,7 +52,9 @@ func newBenchPartitionCommand() *cobra.Command {
 			for _, row := range []struct {
 				name  string
 				times []time.Duration
-			}{{"CSI CreateVolume", calls.Create}, {"csi-addons PromoteVolume(force)", calls.Promote}} {
+			}{{"storage API CreateVolume (the site's answer)", calls.SiteCreate},
+				{"storage API Failover(force) (the site's answer)", calls.SiteFailover},
+				{"CSI CreateVolume", calls.Create}, {"csi-addons PromoteVolume(force)", calls.Promote}} {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\n", row.name, percentile(row.times, 0.5).Round(time.Millisecond),
 					percentile(row.times, 0.99).Round(time.Millisecond), percentile(row.times, 1).Round(time.Millisecond), len(row.times))
 			}
@@ -65,7 +67,7 @@ func newBenchPartitionCommand() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().IntVar(&volumes, "volumes", 20, "volumes to protect on site-a, then promote on site-b (and as many to create there)")
+	cmd.Flags().IntVar(&volumes, "volumes", 10, "calls of each kind: twice as many volumes are protected on site-a, then failed over on site-b")
 	cmd.Flags().StringVar(&binaries, "bin", "", "directory of prebuilt baton-controller, baton-node and baton-csi (default: go build them)")
 	return cmd
 }
