@@ -191,14 +191,15 @@ func (l *Local) current(root chain.Ref, stamp versions) bool {
 // node's report or the tick, which touch every chain, hold one chain at a
 // time, and read the store once rather than once per chain. Chains created
 // since the copy wait for the next report or tick.
-func chainwise(ctx context.Context, l *Local, s *core.Site, decide func(d core.Decisions, root chain.Ref) (struct{}, core.Effects, error)) error {
+func chainwise(ctx context.Context, l *Local, s *core.Site, roots func(*core.MemoryStore) []chain.Ref,
+	decide func(d core.Decisions, root chain.Ref) (struct{}, core.Effects, error)) error {
 	stamp := l.stamp()
 	copied, err := core.Copy(s.Store())
 	if err != nil {
 		return err
 	}
 	var errs []error
-	for _, root := range copied.Roots() {
+	for _, root := range roots(copied) {
 		_, err := run(ctx, l, need(Need{Chains: []chain.Ref{root}}), untold(func(d core.Decisions) (struct{}, core.Effects, error) {
 			if l.current(root, stamp) {
 				d = s.DecideOn(copied)
@@ -427,7 +428,8 @@ func (l *Local) Spec(ctx context.Context, node string) (core.NodeSpec, error) {
 }
 
 // Report takes a node's report in: its own record under the allocation's
-// lock (its usage is what placement counts), then chain by chain.
+// lock (its usage is what placement counts), then chain by chain, the
+// chains placed or received on the node.
 func (l *Local) Report(ctx context.Context, status core.NodeStatus) error {
 	s, err := l.site(ctx)
 	if err != nil {
@@ -438,7 +440,8 @@ func (l *Local) Report(ctx context.Context, status core.NodeStatus) error {
 	})); err != nil {
 		return err
 	}
-	return chainwise(ctx, l, s, func(d core.Decisions, root chain.Ref) (struct{}, core.Effects, error) {
+	on := func(copied *core.MemoryStore) []chain.Ref { return copied.RootsOn(status.Node) }
+	return chainwise(ctx, l, s, on, func(d core.Decisions, root chain.Ref) (struct{}, core.Effects, error) {
 		return d.ReportChain(status, root)
 	})
 }
@@ -451,7 +454,7 @@ func (l *Local) Tick() error {
 	if err != nil {
 		return err
 	}
-	return chainwise(ctx, l, s, func(d core.Decisions, root chain.Ref) (struct{}, core.Effects, error) {
+	return chainwise(ctx, l, s, (*core.MemoryStore).Roots, func(d core.Decisions, root chain.Ref) (struct{}, core.Effects, error) {
 		return d.TickChain(root)
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/baton-dr/baton/storage/chain"
+	"github.com/baton-dr/baton/storage/placement"
 )
 
 // ErrStoreNotFound is what a Store returns for a record it does not hold.
@@ -156,6 +157,26 @@ func (s *MemoryStore) Roots() []chain.Ref {
 	}
 	for _, r := range s.replicas {
 		roots = append(roots, r.Root)
+	}
+	slices.SortFunc(roots, refCompare)
+	return slices.Compact(roots)
+}
+
+// RootsOn lists the chains with a member placed on node or a replica
+// received there, sorted: what a report of the node touches.
+func (s *MemoryStore) RootsOn(node string) []chain.Ref {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var roots []chain.Ref
+	for _, v := range s.volumes {
+		if slices.ContainsFunc(v.Allocation.Replicas, func(r placement.Replica) bool { return r.Node == node }) {
+			roots = append(roots, v.Root)
+		}
+	}
+	for _, r := range s.replicas {
+		if slices.Contains(r.Nodes, node) {
+			roots = append(roots, r.Root)
+		}
 	}
 	slices.SortFunc(roots, refCompare)
 	return slices.Compact(roots)
