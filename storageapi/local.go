@@ -467,10 +467,12 @@ func (l *Local) Do(ctx context.Context, f func(*core.Site) error) error {
 	if err != nil {
 		return err
 	}
-	release, err := l.locks.Lock(ctx, Need{Site: true})
+	whole := Need{Site: true}
+	release, err := l.locks.Lock(ctx, whole)
 	if err != nil {
 		return err
 	}
 	defer release()
+	defer l.bump(whole) // f wrote what it wrote: a tick's copy is stale now
 	return f(s)
 }
