@@ -9,15 +9,42 @@ import (
 )
 
 // txn is the store one operation decides against: reads see the store
-// beneath with the operation's own writes applied, and the writes themselves
-// are held back as the operation's effects, for the shell to commit. Two
-// writes of one record in a row are one (a node's report touches a volume's
-// record several times).
+// beneath -- read once per kind of record, under the locks the shell holds
+// -- with the operation's own writes applied, and the writes themselves are
+// held back as the operation's effects, for the shell to commit. Two writes
+// of one record in a row are one (a node's report touches a volume's record
+// several times).
 type txn struct {
 	base     Store
 	writes   []Write
 	requests []Request
 	ask      *Question
+	// read caches what the operation read of the store beneath: it reads
+	// each kind of record once (an API server's list call in production).
+	read struct {
+		volumes  []Volume
+		replicas []Replica
+		pairings []Pairing
+		nodes    []Node
+		kinds    [4]bool // volumes, replicas, pairings, nodes read
+	}
+}
+
+// cached reads one kind of record from the store beneath once, and hands
+// out a copy of what it read each time (callers change what they get).
+func cached[R any](read *bool, records *[]R, list func() ([]R, error), clone func(R) R) ([]R, error) {
+	if !*read {
+		got, err := list()
+		if err != nil {
+			return nil, err
+		}
+		*records, *read = got, true
+	}
+	out := make([]R, len(*records))
+	for i, r := range *records {
+		out[i] = clone(r)
+	}
+	return out, nil
 }
 
 var _ Store = (*txn)(nil)
@@ -31,7 +58,7 @@ func (t *txn) write(w Write) {
 }
 
 func (t *txn) Volumes() ([]Volume, error) {
-	volumes, err := t.base.Volumes()
+	volumes, err := cached(&t.read.kinds[0], &t.read.volumes, t.base.Volumes, Volume.clone)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +97,7 @@ func holdRemove[R any](t *txn, kind WriteKind, ref chain.Ref, list func() ([]R, 
 }
 
 func (t *txn) Replicas() ([]Replica, error) {
-	replicas, err := t.base.Replicas()
+	replicas, err := cached(&t.read.kinds[1], &t.read.replicas, t.base.Replicas, Replica.clone)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +117,7 @@ func (t *txn) RemoveReplica(source chain.Ref) error {
 }
 
 func (t *txn) Pairings() ([]Pairing, error) {
-	pairings, err := t.base.Pairings()
+	pairings, err := cached(&t.read.kinds[2], &t.read.pairings, t.base.Pairings, Pairing.clone)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +140,7 @@ func (t *txn) RemovePairing(source chain.Ref) error {
 }
 
 func (t *txn) Nodes() ([]Node, error) {
-	nodes, err := t.base.Nodes()
+	nodes, err := cached(&t.read.kinds[3], &t.read.nodes, t.base.Nodes, func(n Node) Node { return n })
 	if err != nil {
 		return nil, err
 	}
