@@ -56,7 +56,8 @@ func newBenchPartitionCommand() *cobra.Command {
 				times []time.Duration
 			}{{"storage API CreateVolume (the site's answer)", calls.SiteCreate},
 				{"storage API Failover(force) (the site's answer)", calls.SiteFailover},
-				{"CSI CreateVolume", calls.Create}, {"csi-addons PromoteVolume(force)", calls.Promote}} {
+				{"CSI CreateVolume", calls.Create}, {"csi-addons PromoteVolume(force)", calls.Promote},
+				{"csi-addons PromoteVolume(force) again (the driver's chain resolution alone)", calls.PromoteAgain}} {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\n", row.name, percentile(row.times, 0.5).Round(time.Millisecond),
 					percentile(row.times, 0.99).Round(time.Millisecond), percentile(row.times, 1).Round(time.Millisecond), len(row.times))
 			}
