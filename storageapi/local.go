@@ -109,11 +109,18 @@ type decision[T any] func(d core.Decisions, told *core.Told) (T, core.Effects, e
 // a question is asked with nothing held and the operation decided again
 // with its answer; the requests go out last.
 func run[T any](ctx context.Context, l *Local, need func(*core.Site) (Need, error), decide decision[T]) (T, error) {
-	var zero T
 	s, err := l.site(ctx)
 	if err != nil {
+		var zero T
 		return zero, err
 	}
+	return runOn(ctx, l, s, need, decide)
+}
+
+// runOn is run on a site the caller has (a site is built from its
+// StorageCluster, which handing it out reads).
+func runOn[T any](ctx context.Context, l *Local, s *core.Site, need func(*core.Site) (Need, error), decide decision[T]) (T, error) {
+	var zero T
 	n, err := need(s)
 	if err != nil {
 		return zero, err
@@ -200,7 +207,7 @@ func chainwise(ctx context.Context, l *Local, s *core.Site, roots func(*core.Mem
 	}
 	var errs []error
 	for _, root := range roots(copied) {
-		_, err := run(ctx, l, need(Need{Chains: []chain.Ref{root}}), untold(func(d core.Decisions) (struct{}, core.Effects, error) {
+		_, err := runOn(ctx, l, s, need(Need{Chains: []chain.Ref{root}}), untold(func(d core.Decisions) (struct{}, core.Effects, error) {
 			if l.current(root, stamp) {
 				d = s.DecideOn(copied)
 			}
@@ -234,8 +241,7 @@ func (l *Local) answered(s *core.Site, a core.Answer) {
 	ctx := context.Background()
 	n, err := l.chainOf(s, a.Local())
 	if err == nil {
-		_, err = run(ctx, l, func(*core.Site) (Need, error) { return n, nil },
-			func(d core.Decisions, _ *core.Told) (struct{}, core.Effects, error) { return d.Answer(a) })
+		_, err = runOn(ctx, l, s, need(n), untold(func(d core.Decisions) (struct{}, core.Effects, error) { return d.Answer(a) }))
 	}
 	if err != nil {
 		l.failed(fmt.Errorf("failed to take in the answer to %s: %w", a.Request, err))
@@ -435,7 +441,7 @@ func (l *Local) Report(ctx context.Context, status core.NodeStatus) error {
 	if err != nil {
 		return err
 	}
-	if _, err := run(ctx, l, need(Need{Allocation: true}), untold(func(d core.Decisions) (struct{}, core.Effects, error) {
+	if _, err := runOn(ctx, l, s, need(Need{Allocation: true}), untold(func(d core.Decisions) (struct{}, core.Effects, error) {
 		return d.ReportNode(status)
 	})); err != nil {
 		return err
