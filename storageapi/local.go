@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"sync"
 
 	"github.com/baton-dr/baton/storage/chain"
@@ -192,32 +193,52 @@ func (l *Local) current(root chain.Ref, stamp versions) bool {
 	return l.versions.site == stamp.site && l.versions.chains[root] == stamp.chains[root]
 }
 
-// chainwise decides one operation chain by chain, each under its chain's
-// lock alone, from one copy of the store read up front: a chain nothing was
-// committed to since is decided on the copy, another on the store. So a
-// node's report or the tick, which touch every chain, hold one chain at a
-// time, and read the store once rather than once per chain. Chains created
-// since the copy wait for the next report or tick.
-func chainwise(ctx context.Context, l *Local, s *core.Site, roots func(*core.MemoryStore) []chain.Ref,
-	decide func(d core.Decisions, root chain.Ref) (struct{}, core.Effects, error)) error {
+// chainwise makes an operation that touches every chain -- a node's report,
+// the tick -- in two steps. It decides the whole operation once (all), on
+// the store as it is and with no lock held, then commits it chain by chain,
+// each under its own lock alone: a chain nothing was committed to since the
+// decision began takes the decision's part for it, and one something was
+// committed to is decided again alone (one), on the store, under its lock.
+// So the operation reads the store once, and holds one chain at a time.
+func chainwise(ctx context.Context, l *Local, s *core.Site, all func(d core.Decisions) (struct{}, core.Effects, error),
+	one func(d core.Decisions, root chain.Ref) (struct{}, core.Effects, error)) error {
 	stamp := l.stamp()
-	copied, err := core.Copy(s.Store())
+	_, effects, err := all(s.Decide())
 	if err != nil {
 		return err
 	}
+	parts := effects.ByChain()
+	if _, ok := parts[chain.Ref{}]; ok {
+		panic("storageapi: an operation decided chain by chain wrote a record of no chain")
+	}
+	roots := slices.Collect(maps.Keys(parts))
+	roots = append(roots, l.changedSince(stamp)...)
 	var errs []error
-	for _, root := range roots(copied) {
+	for _, root := range sortedRoots(roots) {
 		_, err := runOn(ctx, l, s, need(Need{Chains: []chain.Ref{root}}), untold(func(d core.Decisions) (struct{}, core.Effects, error) {
 			if l.current(root, stamp) {
-				d = s.DecideOn(copied)
+				return struct{}{}, parts[root], nil
 			}
-			return decide(d, root)
+			return one(d, root)
 		}))
 		if err != nil {
 			errs = append(errs, fmt.Errorf("chain %s: %w", root, err))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// changedSince lists the chains committed to since stamp.
+func (l *Local) changedSince(stamp versions) []chain.Ref {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []chain.Ref
+	for root, v := range l.versions.chains {
+		if stamp.chains[root] != v {
+			out = append(out, root)
+		}
+	}
+	return out
 }
 
 // send hands requests not in flight yet to the courier.
@@ -239,7 +260,10 @@ func (l *Local) answered(s *core.Site, a core.Answer) {
 	delete(l.inflight, a.Request)
 	l.mu.Unlock()
 	ctx := context.Background()
-	n, err := l.chainOf(s, a.Local())
+	n, err := Need{Chains: []chain.Ref{a.Root}}, error(nil)
+	if a.Root.IsZero() {
+		n, err = l.chainOf(s, a.Local())
+	}
 	if err == nil {
 		_, err = runOn(ctx, l, s, need(n), untold(func(d core.Decisions) (struct{}, core.Effects, error) { return d.Answer(a) }))
 	}
@@ -434,8 +458,7 @@ func (l *Local) Spec(ctx context.Context, node string) (core.NodeSpec, error) {
 }
 
 // Report takes a node's report in: its own record under the allocation's
-// lock (its usage is what placement counts), then chain by chain, the
-// chains placed or received on the node.
+// lock (its usage is what placement counts), then chain by chain.
 func (l *Local) Report(ctx context.Context, status core.NodeStatus) error {
 	s, err := l.site(ctx)
 	if err != nil {
@@ -446,10 +469,10 @@ func (l *Local) Report(ctx context.Context, status core.NodeStatus) error {
 	})); err != nil {
 		return err
 	}
-	on := func(copied *core.MemoryStore) []chain.Ref { return copied.RootsOn(status.Node) }
-	return chainwise(ctx, l, s, on, func(d core.Decisions, root chain.Ref) (struct{}, core.Effects, error) {
-		return d.ReportChain(status, root)
-	})
+	return chainwise(ctx, l, s, func(d core.Decisions) (struct{}, core.Effects, error) { return d.ReportChains(status) },
+		func(d core.Decisions, root chain.Ref) (struct{}, core.Effects, error) {
+			return d.ReportChain(status, root)
+		})
 }
 
 // Tick runs the site's time-driven work chain by chain, holding each chain
@@ -460,9 +483,7 @@ func (l *Local) Tick() error {
 	if err != nil {
 		return err
 	}
-	return chainwise(ctx, l, s, (*core.MemoryStore).Roots, func(d core.Decisions, root chain.Ref) (struct{}, core.Effects, error) {
-		return d.TickChain(root)
-	})
+	return chainwise(ctx, l, s, core.Decisions.Tick, core.Decisions.TickChain)
 }
 
 // Do runs f with the site's core, holding the whole site: for the operator's

@@ -34,8 +34,10 @@ func (p *silentPeers) wait(call string) error {
 	return fmt.Errorf("%s: %w", call, chain.ErrUnreachable)
 }
 
-func (p *silentPeers) Handover(chain.Ref) (core.Handover, error) { return core.Handover{}, p.wait("Handover") }
-func (p *silentPeers) LearnSuccessor(chain.Ref, chain.Ref) error  { return p.wait("LearnSuccessor") }
+func (p *silentPeers) Handover(chain.Ref) (core.Handover, error) {
+	return core.Handover{}, p.wait("Handover")
+}
+func (p *silentPeers) LearnSuccessor(chain.Ref, chain.Ref) error { return p.wait("LearnSuccessor") }
 func (p *silentPeers) PrepareReceive(chain.ClusterID, core.ReceiveRequest) ([]core.Receiver, error) {
 	return nil, p.wait("PrepareReceive")
 }

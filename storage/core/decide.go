@@ -21,14 +21,6 @@ type Decisions struct{ s *Site }
 // Decide returns the site's decisions, taken on its store.
 func (s *Site) Decide() Decisions { return Decisions{s: s} }
 
-// DecideOn returns decisions taken on base instead: a copy of the store
-// (Copy) that the shell knows to be current for the chains it decides.
-func (s *Site) DecideOn(base Store) Decisions {
-	v := *s
-	v.store = base
-	return Decisions{s: &v}
-}
-
 // view is the site deciding one operation: its reads and writes go through
 // tx.
 func (s *Site) view() *Site {
@@ -61,6 +53,7 @@ func decide[T any](s *Site, operation func(op *Site) (T, error)) (T, Effects, er
 		var zero T
 		return zero, Effects{Ask: op.tx.ask}, nil
 	}
+	op.tx.root()
 	if invariantsChecked {
 		if err := op.checkInvariants(); err != nil {
 			panic(fmt.Sprintf("core: site %s after %d writes: %v", s.config.Cluster, len(op.tx.writes), err))

@@ -73,6 +73,8 @@ type Write struct {
 	Pairing Pairing
 	Node    Node
 	Ref     chain.Ref
+	// Root is the chain the record belongs to; zero for a node's.
+	Root chain.Ref
 }
 
 func (w Write) String() string {
@@ -89,23 +91,31 @@ func (w Write) String() string {
 	return w.Kind.String() + " " + w.Ref.String()
 }
 
-// key names the record w writes: two writes of one key in a row are one.
-func (w Write) key() string {
+// record names the record w writes: its kind of record and its key.
+func (w Write) record() (kind string, key chain.Ref, name string) {
 	switch w.Kind {
 	case VolumePut:
-		return "volume " + w.Volume.Ref.String()
+		return "volume", w.Volume.Ref, ""
 	case VolumeRemove:
-		return "volume " + w.Ref.String()
+		return "volume", w.Ref, ""
 	case ReplicaPut:
-		return "replica " + w.Replica.Source.String()
+		return "replica", w.Replica.Source, ""
 	case PairingPut:
-		return "pairing " + w.Pairing.Source.String()
+		return "pairing", w.Pairing.Source, ""
 	case PairingRemove:
-		return "pairing " + w.Ref.String()
+		return "pairing", w.Ref, ""
 	case NodePut:
-		return "node " + w.Node.Name
+		return "node", chain.Ref{}, w.Node.Name
 	}
 	panic(fmt.Sprintf("core: write of unknown kind %s", w.Kind))
+}
+
+// sameRecord tells whether w and other write one record: two such writes in
+// a row are one.
+func (w Write) sameRecord(other Write) bool {
+	k1, r1, n1 := w.record()
+	k2, r2, n2 := other.record()
+	return k1 == k2 && r1 == r2 && n1 == n2
 }
 
 // Apply performs w on store. Removing a record that is gone already is done.
@@ -174,6 +184,8 @@ type Request struct {
 	Member, Successor chain.Ref
 	Target            chain.ClusterID
 	Receive           ReceiveRequest
+	// Root is the chain the request is about, whose lock its answer takes.
+	Root chain.Ref
 }
 
 // Cluster is the peer site the request goes to.
@@ -198,6 +210,23 @@ func (r Request) String() string {
 		return fmt.Sprintf("%s %s to %s", r.Kind, r.Successor, r.Member)
 	}
 	return fmt.Sprintf("%s of %s from %s", r.Kind, r.Receive.Source, r.Target)
+}
+
+// ByChain splits effects by the chain each write and request belongs to, in
+// their order; a write of no chain (a node's) is under the zero root.
+func (e Effects) ByChain() map[chain.Ref]Effects {
+	out := map[chain.Ref]Effects{}
+	for _, w := range e.Writes {
+		group := out[w.Root]
+		group.Writes = append(group.Writes, w)
+		out[w.Root] = group
+	}
+	for _, r := range e.Requests {
+		group := out[r.Root]
+		group.Requests = append(group.Requests, r)
+		out[r.Root] = group
+	}
+	return out
 }
 
 // Answer is a peer's answer to a Request, or the error that took its place.

@@ -212,7 +212,7 @@ func (s *Site) announce(v Volume) {
 	if v.Predecessor.IsZero() || v.SuccessorAnnounced || v.Predecessor.Cluster == s.config.Cluster {
 		return
 	}
-	s.send(Request{Kind: AnnounceSuccessor, Member: v.Predecessor, Successor: v.Ref})
+	s.send(Request{Kind: AnnounceSuccessor, Member: v.Predecessor, Successor: v.Ref, Root: v.Root})
 }
 
 // announced takes in the answer to an announcement: once the predecessor's

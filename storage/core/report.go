@@ -61,6 +61,12 @@ func (d Decisions) ReportNode(status NodeStatus) (struct{}, Effects, error) {
 	return decide(d.s, func(op *Site) (struct{}, error) { return struct{}{}, op.reportNode(status) })
 }
 
+// ReportChains decides the parts of a report about chains: all of it but the
+// node's own record.
+func (d Decisions) ReportChains(status NodeStatus) (struct{}, Effects, error) {
+	return decide(d.s, func(op *Site) (struct{}, error) { return struct{}{}, op.report(status, everyChain, false) })
+}
+
 // ReportChain decides the part of a report about root's chain: a shell takes
 // a report in chain by chain, each under its own lock.
 func (d Decisions) ReportChain(status NodeStatus, root chain.Ref) (struct{}, Effects, error) {

@@ -103,7 +103,7 @@ func (s *Site) aim(v Volume, p Pairing, found bool, target chain.ClusterID, held
 // take its streams; the answer comes back through receiversAnswered.
 func (s *Site) askReceivers(v Volume, p Pairing) {
 	s.send(Request{Kind: AskReceivers, Target: p.Target, Receive: ReceiveRequest{Source: v.Ref, Root: v.Root,
-		Generation: v.Generation, Shape: v.Shape, OriginGUID: v.Origin.GUID}})
+		Generation: v.Generation, Shape: v.Shape, OriginGUID: v.Origin.GUID}, Root: v.Root})
 }
 
 // receiversAnswered takes in a target's receivers for a pairing still aimed

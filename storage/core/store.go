@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/placement"
 )
 
 // ErrStoreNotFound is what a Store returns for a record it does not hold.
@@ -113,73 +112,25 @@ func (s *MemoryStore) PutNode(n Node) error {
 	return nil
 }
 
-// Copy copies every record of store into memory, as read now.
-func Copy(store Store) (*MemoryStore, error) {
-	out := NewMemoryStore()
-	volumes, err := store.Volumes()
-	if err != nil {
-		return nil, err
-	}
-	replicas, err := store.Replicas()
-	if err != nil {
-		return nil, err
-	}
-	pairings, err := store.Pairings()
-	if err != nil {
-		return nil, err
-	}
-	nodes, err := store.Nodes()
-	if err != nil {
-		return nil, err
-	}
-	for _, v := range volumes {
-		out.volumes[v.Ref] = v
-	}
-	for _, r := range replicas {
-		out.replicas[r.Source] = r
-	}
-	for _, p := range pairings {
-		out.pairings[p.Source] = p
-	}
-	for _, n := range nodes {
-		out.nodes[n.Name] = n
-	}
-	return out, nil
-}
-
-// Roots lists the chains the stored members and replicas belong to, sorted.
-func (s *MemoryStore) Roots() []chain.Ref {
+// The shared lists hand out the stored records themselves, sorted: for a
+// reader that copies whatever it hands on (txn). A stored record is never
+// changed in place -- a Put replaces it -- so reading it shared is safe.
+func (s *MemoryStore) sharedVolumes() ([]Volume, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var roots []chain.Ref
-	for _, v := range s.volumes {
-		roots = append(roots, v.Root)
-	}
-	for _, r := range s.replicas {
-		roots = append(roots, r.Root)
-	}
-	slices.SortFunc(roots, refCompare)
-	return slices.Compact(roots)
+	return sortedValues(s.volumes, func(v Volume) Volume { return v }, refCompare), nil
 }
 
-// RootsOn lists the chains with a member placed on node or a replica
-// received there, sorted: what a report of the node touches.
-func (s *MemoryStore) RootsOn(node string) []chain.Ref {
+func (s *MemoryStore) sharedReplicas() ([]Replica, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var roots []chain.Ref
-	for _, v := range s.volumes {
-		if slices.ContainsFunc(v.Allocation.Replicas, func(r placement.Replica) bool { return r.Node == node }) {
-			roots = append(roots, v.Root)
-		}
-	}
-	for _, r := range s.replicas {
-		if slices.Contains(r.Nodes, node) {
-			roots = append(roots, r.Root)
-		}
-	}
-	slices.SortFunc(roots, refCompare)
-	return slices.Compact(roots)
+	return sortedValues(s.replicas, func(r Replica) Replica { return r }, refCompare), nil
+}
+
+func (s *MemoryStore) sharedPairings() ([]Pairing, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return sortedValues(s.pairings, func(p Pairing) Pairing { return p }, refCompare), nil
 }
 
 func remove[K comparable, V any](m map[K]V, k K) error {
@@ -214,6 +165,7 @@ func (v Volume) clone() Volume {
 	v.Snapshots = slices.Clone(v.Snapshots)
 	v.Destroyed = slices.Clone(v.Destroyed)
 	v.Present = slices.Clone(v.Present)
+	v.StandAlone = slices.Clone(v.StandAlone)
 	v.UserSnapshots = slices.Clone(v.UserSnapshots)
 	v.Allocation.Replicas = slices.Clone(v.Allocation.Replicas)
 	return v

@@ -30,6 +30,39 @@ type txn struct {
 	}
 }
 
+// root names the chain of every write, once the operation made them all (a
+// fail-over writes its member's pairing before the member).
+func (t *txn) root() {
+	for i := range t.writes {
+		w := &t.writes[i]
+		switch w.Kind {
+		case VolumePut:
+			w.Root = w.Volume.Root
+		case ReplicaPut:
+			w.Root = w.Replica.Root
+		case VolumeRemove, PairingRemove:
+			w.Root = t.rootOf(w.Ref)
+		case PairingPut:
+			w.Root = t.rootOf(w.Pairing.Source)
+		}
+	}
+}
+
+// rootOf is the chain of the member ref, as the operation sees the store.
+func (t *txn) rootOf(ref chain.Ref) chain.Ref {
+	for i := len(t.writes) - 1; i >= 0; i-- {
+		if w := t.writes[i]; w.Kind == VolumePut && w.Volume.Ref == ref {
+			return w.Volume.Root
+		}
+	}
+	if t.read.kinds[0] {
+		if i := slices.IndexFunc(t.read.volumes, func(v Volume) bool { return v.Ref == ref }); i >= 0 {
+			return t.read.volumes[i].Root
+		}
+	}
+	return chain.Ref{}
+}
+
 // cached reads one kind of record from the store beneath once, and hands
 // out a copy of what it read each time (callers change what they get).
 func cached[R any](read *bool, records *[]R, list func() ([]R, error), clone func(R) R) ([]R, error) {
@@ -50,7 +83,7 @@ func cached[R any](read *bool, records *[]R, list func() ([]R, error), clone fun
 var _ Store = (*txn)(nil)
 
 func (t *txn) write(w Write) {
-	if n := len(t.writes); n > 0 && t.writes[n-1].key() == w.key() {
+	if n := len(t.writes); n > 0 && t.writes[n-1].sameRecord(w) {
 		t.writes[n-1] = w
 		return
 	}
@@ -58,7 +91,11 @@ func (t *txn) write(w Write) {
 }
 
 func (t *txn) Volumes() ([]Volume, error) {
-	volumes, err := cached(&t.read.kinds[0], &t.read.volumes, t.base.Volumes, Volume.clone)
+	list := t.base.Volumes
+	if m, ok := t.base.(*MemoryStore); ok {
+		list = m.sharedVolumes
+	}
+	volumes, err := cached(&t.read.kinds[0], &t.read.volumes, list, Volume.clone)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +134,11 @@ func holdRemove[R any](t *txn, kind WriteKind, ref chain.Ref, list func() ([]R, 
 }
 
 func (t *txn) Replicas() ([]Replica, error) {
-	replicas, err := cached(&t.read.kinds[1], &t.read.replicas, t.base.Replicas, Replica.clone)
+	list := t.base.Replicas
+	if m, ok := t.base.(*MemoryStore); ok {
+		list = m.sharedReplicas
+	}
+	replicas, err := cached(&t.read.kinds[1], &t.read.replicas, list, Replica.clone)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +158,11 @@ func (t *txn) RemoveReplica(source chain.Ref) error {
 }
 
 func (t *txn) Pairings() ([]Pairing, error) {
-	pairings, err := cached(&t.read.kinds[2], &t.read.pairings, t.base.Pairings, Pairing.clone)
+	list := t.base.Pairings
+	if m, ok := t.base.(*MemoryStore); ok {
+		list = m.sharedPairings
+	}
+	pairings, err := cached(&t.read.kinds[2], &t.read.pairings, list, Pairing.clone)
 	if err != nil {
 		return nil, err
 	}
