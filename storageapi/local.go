@@ -31,6 +31,7 @@ type Local struct {
 	id      func() chain.ClusterID
 	locks   Locks
 	courier Courier
+	commit  func(core.Store, []core.Write) error
 	failed  func(error)
 
 	mu sync.Mutex
@@ -70,6 +71,12 @@ func WithLocks(l Locks) LocalOption { return func(local *Local) { local.locks = 
 // default): the operator's is a GoCourier, the simulation's its network.
 func WithCourier(c Courier) LocalOption { return func(local *Local) { local.courier = c } }
 
+// WithCommit replaces how an operation's writes reach the store (core.Commit
+// by default): the simulation's store-fault class fails the k-th of them.
+func WithCommit(commit func(core.Store, []core.Write) error) LocalOption {
+	return func(local *Local) { local.commit = commit }
+}
+
 // WithFailures is told of every failure no caller waits for: an answer of a
 // peer that could not be taken in. By default they are dropped.
 func WithFailures(f func(error)) LocalOption { return func(local *Local) { local.failed = f } }
@@ -82,7 +89,7 @@ func NewLocal(s *core.Site, options ...LocalOption) *Local {
 // NewLocalWith serves the site acquire hands out. id names the cluster while
 // there is no site yet.
 func NewLocalWith(acquire Acquire, id func() chain.ClusterID, options ...LocalOption) *Local {
-	l := &Local{acquire: acquire, id: id, locks: NewMutexLocks(), courier: InlineCourier{}, failed: func(error) {},
+	l := &Local{acquire: acquire, id: id, locks: NewMutexLocks(), courier: InlineCourier{}, commit: core.Commit, failed: func(error) {},
 		inflight: map[core.Request]bool{}, roots: map[chain.Ref]chain.Ref{}, versions: versions{chains: map[chain.Ref]uint64{}}}
 	for _, option := range options {
 		option(l)
@@ -156,7 +163,7 @@ func locked[T any](ctx context.Context, l *Local, s *core.Site, need Need, decid
 	if err != nil {
 		return zero, core.Effects{}, err
 	}
-	err = core.Commit(s.Store(), effects.Writes)
+	err = l.commit(s.Store(), effects.Writes)
 	if len(effects.Writes) > 0 {
 		l.bump(need) // a failed commit may have made some of its writes
 	}

@@ -149,7 +149,7 @@ func (l *simLock) unlock(shared bool) {
 func newLocal(w *World, s *Site, control *core.Site) *storageapi.Local {
 	locks := &simLocks{w: w, site: simLock{w: w}, allocation: simLock{w: w}, chains: map[chain.Ref]*simLock{}}
 	return storageapi.NewLocal(control, storageapi.WithLocks(locks), storageapi.WithCourier(courier{site: s}),
-		storageapi.WithFailures(func(err error) { w.Sim.Logf("error", "%s: %v", s.Name, err) }))
+		storageapi.WithCommit(s.store.commit), storageapi.WithFailures(func(err error) { w.Sim.Logf("error", "%s: %v", s.Name, err) }))
 }
 
 // simLocks are storageapi.Locks in simulated time: a call waits, in its

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/baton-dr/baton/reports"
-	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storage/core"
 )
 
@@ -15,17 +14,18 @@ import (
 // fault's rate, drawn from the site's own stream ("store-faults/<site>"), so a
 // seed replays the same failures; half of them after the write took effect,
 // as an API server answering 500 after etcd committed does. FailStoreWrite
-// fails one chosen write instead: the k-th from now. Reads never fail here
-// (the API-errors fault fails them). An operation whose write k failed
-// returns the error, writes k+1.. are not made, and the caller's retry must
-// complete the change (storage/core/effects.go).
+// fails one chosen write instead: the k-th from now. The fault sits where the
+// site's operator commits an operation's writes (storageapi.WithCommit): an
+// operation whose write k failed returns the error, writes k+1.. are not
+// made, and the caller's retry must complete the change
+// (storage/core/effects.go). Reads never fail here (the API-errors fault
+// fails them).
 
 // ErrStoreFault is the failure the store-fault class injects.
 var ErrStoreFault = errors.New("injected store failure")
 
-// faultyStore is a site's store with the fault in front of it.
-type faultyStore struct {
-	core.Store
+// storeFault is a site's store-fault state.
+type storeFault struct {
 	w    *World
 	site string
 	// rate and rng are FailStore's; countdown and after FailStoreWrite's
@@ -62,8 +62,12 @@ func (w *World) FailStoreWrite(site string, k int, after bool) {
 	w.Site(site).store.countdown, w.Site(site).store.after = k, after
 }
 
+// StoreWritePending tells whether the write FailStoreWrite chose is still to
+// come: the operations since made fewer writes.
+func (w *World) StoreWritePending(site string) bool { return w.Site(site).store.countdown > 0 }
+
 // fails decides whether this write fails, and whether after taking effect.
-func (f *faultyStore) fails() (failed, after bool) {
+func (f *storeFault) fails() (failed, after bool) {
 	if f.countdown > 0 {
 		if f.countdown--; f.countdown == 0 {
 			return true, f.after
@@ -75,48 +79,26 @@ func (f *faultyStore) fails() (failed, after bool) {
 	return false, false
 }
 
-func (f *faultyStore) write(what string, apply func() error) error {
-	failed, after := f.fails()
-	if !failed {
-		return apply()
+// commit makes an operation's writes through the fault, as core.Commit does.
+func (f *storeFault) commit(store core.Store, writes []core.Write) error {
+	if f.rate == 0 && f.countdown == 0 {
+		return core.Commit(store, writes)
 	}
-	if after {
-		if err := apply(); err != nil {
-			return err
+	for i, w := range writes {
+		failed, after := f.fails()
+		if !failed {
+			if err := w.Apply(store); err != nil {
+				return fmt.Errorf("failed to %s (write %d of %d): %w", w, i+1, len(writes), err)
+			}
+			continue
 		}
+		if after {
+			if err := w.Apply(store); err != nil {
+				return err
+			}
+		}
+		f.w.Sim.Logf("store-fault", "%s %s (write %d of %d, took effect: %v)", f.site, w, i+1, len(writes), after)
+		return fmt.Errorf("%s (write %d of %d): %w", w, i+1, len(writes), ErrStoreFault)
 	}
-	f.w.Sim.Logf("store-fault", "%s %s (took effect: %v)", f.site, what, after)
-	return fmt.Errorf("%s: %w", what, ErrStoreFault)
+	return nil
 }
-
-func (f *faultyStore) PutVolume(v core.Volume) error {
-	return f.write("put volume "+v.Ref.String(), func() error { return f.Store.PutVolume(v) })
-}
-
-func (f *faultyStore) RemoveVolume(ref chain.Ref) error {
-	return f.write("remove volume "+ref.String(), func() error { return f.Store.RemoveVolume(ref) })
-}
-
-func (f *faultyStore) PutReplica(r core.Replica) error {
-	return f.write("put replica of "+r.Source.String(), func() error { return f.Store.PutReplica(r) })
-}
-
-func (f *faultyStore) RemoveReplica(source chain.Ref) error {
-	return f.write("remove replica of "+source.String(), func() error { return f.Store.RemoveReplica(source) })
-}
-
-func (f *faultyStore) PutPairing(p core.Pairing) error {
-	return f.write("put pairing of "+p.Source.String(), func() error { return f.Store.PutPairing(p) })
-}
-
-func (f *faultyStore) RemovePairing(source chain.Ref) error {
-	return f.write("remove pairing of "+source.String(), func() error { return f.Store.RemovePairing(source) })
-}
-
-func (f *faultyStore) PutNode(n core.Node) error {
-	return f.write("put node "+n.Name, func() error { return f.Store.PutNode(n) })
-}
-
-// StoreWritePending tells whether the write FailStoreWrite chose is still to
-// come: the operations since made fewer writes.
-func (w *World) StoreWritePending(site string) bool { return w.Site(site).store.countdown > 0 }

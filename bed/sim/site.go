@@ -25,8 +25,8 @@ type Site struct {
 	// API is the operator's storage API (what its HTTPS server serves).
 	API   *storageapi.Local
 	Store core.Store
-	// store is Store with the store-fault class in front (fault_store.go).
-	store *faultyStore
+	// store is the store-fault class's state (fault_store.go).
+	store *storeFault
 	// peers is filled once every site exists.
 	peers map[chain.ClusterID]storageapi.Cluster
 	// api is the simulated API server of a site keeping CRD records, objects
@@ -80,8 +80,7 @@ func newSite(w *World, name string, cluster chain.ClusterID) (*Site, error) {
 	if err != nil {
 		return nil, err
 	}
-	faulty := &faultyStore{Store: store, w: w, site: name}
-	s := &Site{Name: name, Cluster: cluster, Store: faulty, store: faulty, api: objects, ControllerUp: true, world: w, outOfService: map[string]bool{},
+	s := &Site{Name: name, Cluster: cluster, Store: store, store: &storeFault{w: w, site: name}, api: objects, ControllerUp: true, world: w, outOfService: map[string]bool{},
 		peers: map[chain.ClusterID]storageapi.Cluster{}}
 	if objects != nil {
 		s.objects = objects.client(operatorManager)

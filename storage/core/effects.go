@@ -65,13 +65,14 @@ func (k WriteKind) String() string {
 	return fmt.Sprintf("WriteKind(%d)", uint8(k))
 }
 
-// Write is one record to write.
+// Write is one record to write: the record its kind names is set, a copy
+// nobody else holds.
 type Write struct {
 	Kind    WriteKind
-	Volume  Volume
-	Replica Replica
-	Pairing Pairing
-	Node    Node
+	Volume  *Volume
+	Replica *Replica
+	Pairing *Pairing
+	Node    *Node
 	Ref     chain.Ref
 	// Root is the chain the record belongs to; zero for a node's.
 	Root chain.Ref
@@ -123,17 +124,17 @@ func (w Write) Apply(store Store) error {
 	var err error
 	switch w.Kind {
 	case VolumePut:
-		err = store.PutVolume(w.Volume)
+		err = store.PutVolume(*w.Volume)
 	case VolumeRemove:
 		err = store.RemoveVolume(w.Ref)
 	case ReplicaPut:
-		err = store.PutReplica(w.Replica)
+		err = store.PutReplica(*w.Replica)
 	case PairingPut:
-		err = store.PutPairing(w.Pairing)
+		err = store.PutPairing(*w.Pairing)
 	case PairingRemove:
 		err = store.RemovePairing(w.Ref)
 	case NodePut:
-		err = store.PutNode(w.Node)
+		err = store.PutNode(*w.Node)
 	default:
 		panic(fmt.Sprintf("core: write of unknown kind %s", w.Kind))
 	}

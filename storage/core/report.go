@@ -83,13 +83,46 @@ func (s *Site) report(status NodeStatus, in scope, node bool) error {
 	for _, d := range status.Datasets {
 		datasets[d.Name] = d
 	}
-	if err := s.reportVolumes(in, status.Node, datasets, status.Resources); err != nil {
+	volumes, err := s.store.Volumes()
+	if err != nil {
+		return err
+	}
+	pairings, err := s.pairingsBySource()
+	if err != nil {
+		return err
+	}
+	if err := s.reportVolumes(in, status.Node, datasets, status.Resources, volumes, pairings); err != nil {
 		return err
 	}
 	if err := s.reportReplicas(in, status.Node, datasets); err != nil {
 		return err
 	}
-	return s.reportSends(in, status)
+	return s.reportSends(in, status, volumes, pairings)
+}
+
+// pairingsBySource reads the pairings once for an operation that updates
+// many: each update is made to the map's pairing, so a later one sees it.
+func (s *Site) pairingsBySource() (map[chain.Ref]*Pairing, error) {
+	list, err := s.store.Pairings()
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[chain.Ref]*Pairing, len(list))
+	for i := range list {
+		out[list[i].Source] = &list[i]
+	}
+	return out, nil
+}
+
+// changePairing applies change to member's pairing in pairings, if it has
+// one, and writes it.
+func (s *Site) changePairing(pairings map[chain.Ref]*Pairing, member chain.Ref, change func(*Pairing)) error {
+	p, found := pairings[member]
+	if !found {
+		return nil
+	}
+	change(p)
+	return s.store.PutPairing(*p)
 }
 
 func (s *Site) reportNode(status NodeStatus) error {
@@ -110,11 +143,8 @@ func (s *Site) reportNode(status NodeStatus) error {
 
 // reportVolumes records the snapshots of the members homed on the node, feeds
 // them to their pairings, and finishes deletions.
-func (s *Site) reportVolumes(in scope, node string, datasets map[string]DatasetStatus, resources []backend.ResourceStatus) error {
-	volumes, err := s.store.Volumes()
-	if err != nil {
-		return err
-	}
+func (s *Site) reportVolumes(in scope, node string, datasets map[string]DatasetStatus, resources []backend.ResourceStatus,
+	volumes []Volume, pairings map[chain.Ref]*Pairing) error {
 	for _, v := range volumes {
 		if !in(v.Root) {
 			continue
@@ -149,7 +179,7 @@ func (s *Site) reportVolumes(in scope, node string, datasets map[string]DatasetS
 			if err := s.store.PutVolume(v); err != nil {
 				return err
 			}
-			if err := s.updatePairing(v.Ref, func(p *Pairing) { taken(p, d.Snapshots, s.now()) }); err != nil {
+			if err := s.changePairing(pairings, v.Ref, func(p *Pairing) { taken(p, d.Snapshots, s.now()) }); err != nil {
 				return err
 			}
 		}
@@ -222,18 +252,14 @@ func (s *Site) reportReplicas(in scope, node string, datasets map[string]Dataset
 }
 
 // reportSends feeds finished streams to their pairings.
-func (s *Site) reportSends(in scope, status NodeStatus) error {
-	volumes, err := s.store.Volumes()
-	if err != nil {
-		return err
-	}
+func (s *Site) reportSends(in scope, status NodeStatus, volumes []Volume, pairings map[chain.Ref]*Pairing) error {
 	for _, sent := range status.Sent {
 		i := slices.IndexFunc(volumes, func(v Volume) bool { return v.Dataset() == sent.Dataset })
 		if i < 0 || !in(volumes[i].Root) {
 			continue
 		}
 		v := volumes[i]
-		err := s.updatePairing(v.Ref, func(p *Pairing) {
+		err := s.changePairing(pairings, v.Ref, func(p *Pairing) {
 			if p.Target != sent.Target {
 				return // a stream to a target the pairing no longer aims at
 			}

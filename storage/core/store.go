@@ -112,27 +112,6 @@ func (s *MemoryStore) PutNode(n Node) error {
 	return nil
 }
 
-// The shared lists hand out the stored records themselves, sorted: for a
-// reader that copies whatever it hands on (txn). A stored record is never
-// changed in place -- a Put replaces it -- so reading it shared is safe.
-func (s *MemoryStore) sharedVolumes() ([]Volume, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return sortedValues(s.volumes, func(v Volume) Volume { return v }, refCompare), nil
-}
-
-func (s *MemoryStore) sharedReplicas() ([]Replica, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return sortedValues(s.replicas, func(r Replica) Replica { return r }, refCompare), nil
-}
-
-func (s *MemoryStore) sharedPairings() ([]Pairing, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return sortedValues(s.pairings, func(p Pairing) Pairing { return p }, refCompare), nil
-}
-
 func remove[K comparable, V any](m map[K]V, k K) error {
 	if _, ok := m[k]; !ok {
 		return ErrStoreNotFound

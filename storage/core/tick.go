@@ -49,10 +49,14 @@ func (s *Site) tick(in scope) error {
 			s.announce(v)
 		}
 	}
-	if err := s.closeReplicas(in, volumes); err != nil {
+	replicas, err := s.store.Replicas()
+	if err != nil {
 		return err
 	}
-	return s.reap(in, volumes)
+	if err := s.closeReplicas(in, volumes, replicas); err != nil {
+		return err
+	}
+	return s.reap(in, volumes, replicas)
 }
 
 // tickPairings ticks the pairings of the members in scope; a pairing without
@@ -85,11 +89,7 @@ func (s *Site) tickPairings(in scope, volumes []Volume) error {
 // closeReplicas writes the closing of replicas a fail-over recorded a
 // successor of but could not close (its last write failed, and the caller
 // that would have retried it found the chain's end here).
-func (s *Site) closeReplicas(in scope, volumes []Volume) error {
-	replicas, err := s.store.Replicas()
-	if err != nil {
-		return err
-	}
+func (s *Site) closeReplicas(in scope, volumes []Volume, replicas []Replica) error {
 	for _, r := range replicas {
 		if !in(r.Root) {
 			continue
@@ -107,11 +107,7 @@ func (s *Site) closeReplicas(in scope, volumes []Volume) error {
 // reap turns a demoted member into a tombstone once its successor's stream
 // has arrived here: the chain's data is safe on both sites again, and the old
 // member's device can go. Its record and snapshots stay.
-func (s *Site) reap(in scope, volumes []Volume) error {
-	replicas, err := s.store.Replicas()
-	if err != nil {
-		return err
-	}
+func (s *Site) reap(in scope, volumes []Volume, replicas []Replica) error {
 	for _, v := range volumes {
 		if v.State != chain.Demoted || v.Successor.IsZero() || !in(v.Root) {
 			continue

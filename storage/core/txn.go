@@ -64,8 +64,17 @@ func (t *txn) rootOf(ref chain.Ref) chain.Ref {
 }
 
 // cached reads one kind of record from the store beneath once, and hands
-// out a copy of what it read each time (callers change what they get).
-func cached[R any](read *bool, records *[]R, list func() ([]R, error), clone func(R) R) ([]R, error) {
+// out a copy of what it read each time (callers change what they get). A
+// MemoryStore is read each time instead: its reads are copies already, and
+// cost less than a copy of a copy.
+func cached[R any](base Store, read *bool, records *[]R, list func() ([]R, error), clone func(R) R) ([]R, error) {
+	if _, memory := base.(*MemoryStore); memory {
+		got, err := list()
+		if err == nil {
+			*records, *read = got, true // rootOf reads their refs and roots, which no caller changes
+		}
+		return got, err
+	}
 	if !*read {
 		got, err := list()
 		if err != nil {
@@ -91,11 +100,7 @@ func (t *txn) write(w Write) {
 }
 
 func (t *txn) Volumes() ([]Volume, error) {
-	list := t.base.Volumes
-	if m, ok := t.base.(*MemoryStore); ok {
-		list = m.sharedVolumes
-	}
-	volumes, err := cached(&t.read.kinds[0], &t.read.volumes, list, Volume.clone)
+	volumes, err := cached(t.base, &t.read.kinds[0], &t.read.volumes, t.base.Volumes, Volume.clone)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +117,8 @@ func (t *txn) Volumes() ([]Volume, error) {
 }
 
 func (t *txn) PutVolume(v Volume) error {
-	t.write(Write{Kind: VolumePut, Volume: v.clone()})
+	c := v.clone()
+	t.write(Write{Kind: VolumePut, Volume: &c})
 	return nil
 }
 
@@ -134,11 +140,7 @@ func holdRemove[R any](t *txn, kind WriteKind, ref chain.Ref, list func() ([]R, 
 }
 
 func (t *txn) Replicas() ([]Replica, error) {
-	list := t.base.Replicas
-	if m, ok := t.base.(*MemoryStore); ok {
-		list = m.sharedReplicas
-	}
-	replicas, err := cached(&t.read.kinds[1], &t.read.replicas, list, Replica.clone)
+	replicas, err := cached(t.base, &t.read.kinds[1], &t.read.replicas, t.base.Replicas, Replica.clone)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +150,8 @@ func (t *txn) Replicas() ([]Replica, error) {
 }
 
 func (t *txn) PutReplica(r Replica) error {
-	t.write(Write{Kind: ReplicaPut, Replica: r.clone()})
+	c := r.clone()
+	t.write(Write{Kind: ReplicaPut, Replica: &c})
 	return nil
 }
 
@@ -158,11 +161,7 @@ func (t *txn) RemoveReplica(source chain.Ref) error {
 }
 
 func (t *txn) Pairings() ([]Pairing, error) {
-	list := t.base.Pairings
-	if m, ok := t.base.(*MemoryStore); ok {
-		list = m.sharedPairings
-	}
-	pairings, err := cached(&t.read.kinds[2], &t.read.pairings, list, Pairing.clone)
+	pairings, err := cached(t.base, &t.read.kinds[2], &t.read.pairings, t.base.Pairings, Pairing.clone)
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +175,8 @@ func (t *txn) Pairings() ([]Pairing, error) {
 }
 
 func (t *txn) PutPairing(p Pairing) error {
-	t.write(Write{Kind: PairingPut, Pairing: p.clone()})
+	c := p.clone()
+	t.write(Write{Kind: PairingPut, Pairing: &c})
 	return nil
 }
 
@@ -185,16 +185,16 @@ func (t *txn) RemovePairing(source chain.Ref) error {
 }
 
 func (t *txn) Nodes() ([]Node, error) {
-	nodes, err := cached(&t.read.kinds[3], &t.read.nodes, t.base.Nodes, func(n Node) Node { return n })
+	nodes, err := cached(t.base, &t.read.kinds[3], &t.read.nodes, t.base.Nodes, func(n Node) Node { return n })
 	if err != nil {
 		return nil, err
 	}
 	return overlay(nodes, t.writes, func(n Node) string { return n.Name }, cmp.Compare[string],
-		func(w Write) (Node, string, bool) { return w.Node, w.Node.Name, true }, NodePut, 0), nil
+		func(w Write) (Node, string, bool) { return *w.Node, w.Node.Name, true }, NodePut, 0), nil
 }
 
 func (t *txn) PutNode(n Node) error {
-	t.write(Write{Kind: NodePut, Node: n})
+	t.write(Write{Kind: NodePut, Node: &n})
 	return nil
 }
 
