@@ -225,6 +225,16 @@ type APIFailer interface {
 	HealAPI(endpoint string)
 }
 
+// StoreFailer makes a site's record store fail writes.
+type StoreFailer interface {
+	// FailStore makes a site's record store fail a share of its writes
+	// (rate, 0 to 1) until HealStore, half of them after the write took
+	// effect: an operation that writes several records stops at the failed
+	// one, and the caller's retry must complete it without repeating it.
+	FailStore(site string, rate float64)
+	HealStore(site string)
+}
+
 // ErrNotSupported: the bed lacks a capability a scenario asked for.
 var ErrNotSupported = errors.New("not supported on this bed")
 

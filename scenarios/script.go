@@ -49,19 +49,21 @@ func (s *Script) phase(name string, step func() error) error {
 
 // boundary injects, with the seed's odds, one fault that ends by itself
 // within a few minutes -- the next action must complete through it. The
-// classes (FaultClasses) and their odds out of seven:
+// classes (FaultClasses) and their odds out of eight:
 //
-//   - 2/7 a partition between two of the hub and the sites, one- or two-way;
-//   - 1/7 a slow and unreliable link between the sites (API calls time out,
+//   - 2/8 a partition between two of the hub and the sites, one- or two-way;
+//   - 1/8 a slow and unreliable link between the sites (API calls time out,
 //     streams are lost, repeated and overtaken);
-//   - 1/7 a crash and restart of a site's operator;
-//   - 1/7 a crash and restart of a storage node (the application's pod on
+//   - 1/8 a crash and restart of a site's operator;
+//   - 1/8 a crash and restart of a storage node (the application's pod on
 //     it moves to another node of its site);
-//   - 1/7 a full disk: a storage node's pool filled by a runaway writer, then
+//   - 1/8 a full disk: a storage node's pool filled by a runaway writer, then
 //     freed (the application's writes there fail and it restarts; snapshots,
 //     receives and clones needing space are refused);
-//   - 1/7 API errors: the storage API and the API server of a site or the
-//     hub's fail a share of calls with 500, 503, 429, 409 and lost answers.
+//   - 1/8 API errors: the storage API and the API server of a site or the
+//     hub's fail a share of calls with 500, 503, 429, 409 and lost answers;
+//   - 1/8 store faults: a site's record store fails a share of its writes,
+//     half after they took effect (multi-record changes stop half-way).
 //
 // A fault the bed cannot inject (bed.Can) fails the phase: a run that asked
 // for chaos never passes believing the fault happened.
@@ -71,7 +73,7 @@ func (s *Script) boundary() error {
 	}
 	sites := s.Bed.Sites()
 	duration := time.Duration(10+s.rng.IntN(170)) * time.Second
-	switch s.rng.IntN(7) {
+	switch s.rng.IntN(8) {
 	case 4:
 		link, err := bed.Can[bed.LinkDegrader](s.Bed, "chaos: a degraded link")
 		if err != nil {
@@ -130,6 +132,15 @@ func (s *Script) boundary() error {
 		failer.FailAPI(endpoint, float64(10+s.rng.IntN(41))/100)
 		s.Bed.Run(duration)
 		failer.HealAPI(endpoint)
+	case 7:
+		stores, err := bed.Can[bed.StoreFailer](s.Bed, "chaos: store faults")
+		if err != nil {
+			return err
+		}
+		site := sites[s.rng.IntN(len(sites))]
+		stores.FailStore(site, float64(10+s.rng.IntN(41))/100)
+		s.Bed.Run(duration)
+		stores.HealStore(site)
 	}
 	return nil
 }
@@ -150,6 +161,7 @@ var FaultClasses = []string{
 	"node crash: a storage node powered off and restarted",
 	"disk full: a storage node's pool filled by a runaway writer, then freed",
 	"API errors: a site's storage API and API server, or the hub's, failing 10-50% of calls (500, 503, 429, 409, lost answers)",
+	"store faults: a site's record store failing 10-50% of its writes, half after they took effect",
 }
 
 // verify reads the application where it runs and judges its data. planned

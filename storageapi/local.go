@@ -2,6 +2,10 @@ package storageapi
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/baton-dr/baton/storage/chain"
@@ -9,289 +13,500 @@ import (
 )
 
 // Local is the Cluster of the site this process runs: the control plane itself,
-// served by Server and called directly by the simulation.
-//
-// Every call takes one mutex. core.Site is not safe for concurrent use, and its
-// operations read and write several records (a fail-over writes a volume, a
-// replica and a pairing), so serialising whole calls keeps each one atomic
-// without a transaction in the store. The finer lock is per chain root, taken
-// for the records of one chain, with the site-wide allocation (ports, minors,
-// capacity) under its own lock -- worth it once contention shows. Calls that
-// ask a peer site hold the mutex while they wait; two sites asking each other
-// at once wait for the client's per-call deadline, after which the peer counts
-// as unreachable and the work is retried by Tick.
+// served by Server and called directly by the simulation. It is the shell of
+// the site's core (core.Decisions), in etcd/raft's shape: each call decides
+// one operation under the locks of the records it touches -- its chain's,
+// and the allocation's when it places anything (Need); a node's report and
+// the tick, chain by chain -- writes the
+// operation's records and releases them, then hands the requests the
+// operation leaves for the peers to its Courier, whose answers come back as
+// decisions of their own. A question an operation needs a peer's answer to
+// (a planned fail-over's Handover, Holdings before a pairing is aimed) is
+// asked with no lock held, within the courier's question budget, and the
+// operation decided again with the answer. So no call waits for a peer while
+// it holds a lock, and a peer that is cut off costs a call at most that
+// budget: two sites asking each other never wait for each other.
 type Local struct {
 	acquire Acquire
 	id      func() chain.ClusterID
+	locks   Locks
+	courier Courier
+	commit  func(core.Store, []core.Write) error
+	failed  func(error)
+
+	mu sync.Mutex
+	// inflight are the requests sent and not answered yet: the next tick
+	// leaves them again, and they are not sent twice.
+	inflight map[core.Request]bool
+	// roots caches the chain of each member and replica source looked up:
+	// exact, as a member's root never changes.
+	roots map[chain.Ref]chain.Ref
+	// versions count the commits made under each chain's lock, and under
+	// the whole site's: a copy of the store read at some versions is
+	// current for a chain whose count has not moved since (chainwise).
+	versions versions
 }
 
-// Acquire hands out the site under the lock that serialises its calls, with
-// the function that releases it; an error when there is no site to serve yet
-// (an operator that has not loaded its StorageCluster).
+type versions struct {
+	site   uint64
+	chains map[chain.Ref]uint64
+}
+
+// rootsCached bounds Local.roots; past it the cache starts again.
+const rootsCached = 1 << 14
+
+// Acquire hands out the site (the operator's, built from its StorageCluster
+// if need be) with a function Local calls as soon as it has it; an error
+// when there is no site to serve yet.
 type Acquire func(ctx context.Context) (s *core.Site, release func(), err error)
 
-// NewLocal serves s under a mutex of its own.
-func NewLocal(s *core.Site) *Local {
-	var mu sync.Mutex
-	return &Local{
-		acquire: func(context.Context) (*core.Site, func(), error) {
-			mu.Lock()
-			return s, mu.Unlock, nil
-		},
-		id: s.Cluster,
-	}
+// LocalOption shapes a Local.
+type LocalOption func(*Local)
+
+// WithLocks replaces the locks (MutexLocks by default): the simulation's
+// take simulated time.
+func WithLocks(l Locks) LocalOption { return func(local *Local) { local.locks = l } }
+
+// WithCourier replaces how the site reaches its peers (InlineCourier by
+// default): the operator's is a GoCourier, the simulation's its network.
+func WithCourier(c Courier) LocalOption { return func(local *Local) { local.courier = c } }
+
+// WithCommit replaces how an operation's writes reach the store (core.Commit
+// by default): the simulation's store-fault class fails the k-th of them.
+func WithCommit(commit func(core.Store, []core.Write) error) LocalOption {
+	return func(local *Local) { local.commit = commit }
 }
 
-// NewLocalWith serves the site acquire hands out: the operator's, under the
-// operator's own mutex. id names the cluster while there is no site yet.
-func NewLocalWith(acquire Acquire, id func() chain.ClusterID) *Local {
-	return &Local{acquire: acquire, id: id}
+// WithFailures is told of every failure no caller waits for: an answer of a
+// peer that could not be taken in. By default they are dropped.
+func WithFailures(f func(error)) LocalOption { return func(local *Local) { local.failed = f } }
+
+// NewLocal serves s.
+func NewLocal(s *core.Site, options ...LocalOption) *Local {
+	return NewLocalWith(func(context.Context) (*core.Site, func(), error) { return s, func() {}, nil }, s.Cluster, options...)
+}
+
+// NewLocalWith serves the site acquire hands out. id names the cluster while
+// there is no site yet.
+func NewLocalWith(acquire Acquire, id func() chain.ClusterID, options ...LocalOption) *Local {
+	l := &Local{acquire: acquire, id: id, locks: NewMutexLocks(), courier: InlineCourier{}, commit: core.Commit, failed: func(error) {},
+		inflight: map[core.Request]bool{}, roots: map[chain.Ref]chain.Ref{}, versions: versions{chains: map[chain.Ref]uint64{}}}
+	for _, option := range options {
+		option(l)
+	}
+	return l
 }
 
 var _ Cluster = (*Local)(nil)
 
 func (l *Local) ID() chain.ClusterID { return l.id() }
 
-func (l *Local) CreateVolume(ctx context.Context, request core.CreateRequest) (core.Volume, error) {
+func (l *Local) site(ctx context.Context) (*core.Site, error) {
 	s, release, err := l.acquire(ctx)
 	if err != nil {
-		var zero core.Volume
+		return nil, err
+	}
+	release()
+	return s, nil
+}
+
+// decision is one operation of core.Decisions, told what it asked.
+type decision[T any] func(d core.Decisions, told *core.Told) (T, core.Effects, error)
+
+// run makes one operation: lock what need names, decide, write, release;
+// a question is asked with nothing held and the operation decided again
+// with its answer; the requests go out last.
+func run[T any](ctx context.Context, l *Local, need func(*core.Site) (Need, error), decide decision[T]) (T, error) {
+	s, err := l.site(ctx)
+	if err != nil {
+		var zero T
 		return zero, err
 	}
+	return runOn(ctx, l, s, need, decide)
+}
+
+// runOn is run on a site the caller has (a site is built from its
+// StorageCluster, which handing it out reads).
+func runOn[T any](ctx context.Context, l *Local, s *core.Site, need func(*core.Site) (Need, error), decide decision[T]) (T, error) {
+	var zero T
+	n, err := need(s)
+	if err != nil {
+		return zero, err
+	}
+	var told *core.Told
+	for round := 0; ; round++ {
+		result, effects, err := locked(ctx, l, s, n, decide, told)
+		if err != nil {
+			return zero, err
+		}
+		if effects.Ask == nil {
+			l.send(s, effects.Requests)
+			return result, nil
+		}
+		if round > 0 {
+			panic(fmt.Sprintf("storageapi: an operation asked %s again after it was told", effects.Ask))
+		}
+		answer := l.courier.Ask(ctx, s.Peers(), *effects.Ask)
+		told = &answer
+	}
+}
+
+// locked decides and writes under the locks of need.
+func locked[T any](ctx context.Context, l *Local, s *core.Site, need Need, decide decision[T], told *core.Told) (T, core.Effects, error) {
+	var zero T
+	release, err := l.locks.Lock(ctx, need)
+	if err != nil {
+		return zero, core.Effects{}, err
+	}
 	defer release()
-	return s.CreateVolume(request)
+	result, effects, err := decide(s.Decide(), told)
+	if err != nil {
+		return zero, core.Effects{}, err
+	}
+	err = l.commit(s.Store(), effects.Writes)
+	if len(effects.Writes) > 0 {
+		l.bump(need) // a failed commit may have made some of its writes
+	}
+	if err != nil {
+		return zero, core.Effects{}, err
+	}
+	return result, effects, nil
+}
+
+// bump counts a commit made under the locks of need.
+func (l *Local) bump(need Need) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if need.Site {
+		l.versions.site++
+	}
+	for _, root := range need.Chains {
+		l.versions.chains[root]++
+	}
+}
+
+// stamp copies the versions now.
+func (l *Local) stamp() versions {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return versions{site: l.versions.site, chains: maps.Clone(l.versions.chains)}
+}
+
+// current tells whether nothing was committed under root's lock, or the
+// whole site's, since stamp.
+func (l *Local) current(root chain.Ref, stamp versions) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.versions.site == stamp.site && l.versions.chains[root] == stamp.chains[root]
+}
+
+// chainwise makes an operation that touches every chain -- a node's report,
+// the tick -- in two steps. It decides the whole operation once (all), on
+// the store as it is and with no lock held, then commits it chain by chain,
+// each under its own lock alone: a chain nothing was committed to since the
+// decision began takes the decision's part for it, and one something was
+// committed to is decided again alone (one), on the store, under its lock.
+// So the operation reads the store once, and holds one chain at a time.
+func chainwise(ctx context.Context, l *Local, s *core.Site, all func(d core.Decisions) (struct{}, core.Effects, error),
+	one func(d core.Decisions, root chain.Ref) (struct{}, core.Effects, error)) error {
+	stamp := l.stamp()
+	_, effects, err := all(s.Decide())
+	if err != nil {
+		return err
+	}
+	parts := effects.ByChain()
+	if _, ok := parts[chain.Ref{}]; ok {
+		panic("storageapi: an operation decided chain by chain wrote a record of no chain")
+	}
+	roots := slices.Collect(maps.Keys(parts))
+	roots = append(roots, l.changedSince(stamp)...)
+	var errs []error
+	for _, root := range sortedRoots(roots) {
+		_, err := runOn(ctx, l, s, need(Need{Chains: []chain.Ref{root}}), untold(func(d core.Decisions) (struct{}, core.Effects, error) {
+			if l.current(root, stamp) {
+				return struct{}{}, parts[root], nil
+			}
+			return one(d, root)
+		}))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("chain %s: %w", root, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// changedSince lists the chains committed to since stamp.
+func (l *Local) changedSince(stamp versions) []chain.Ref {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []chain.Ref
+	for root, v := range l.versions.chains {
+		if stamp.chains[root] != v {
+			out = append(out, root)
+		}
+	}
+	return out
+}
+
+// send hands requests not in flight yet to the courier.
+func (l *Local) send(s *core.Site, requests []core.Request) {
+	for _, r := range requests {
+		l.mu.Lock()
+		busy := l.inflight[r]
+		l.inflight[r] = true
+		l.mu.Unlock()
+		if !busy {
+			l.courier.Send(s.Peers(), r, func(a core.Answer) { l.answered(s, a) })
+		}
+	}
+}
+
+// answered takes in a peer's answer, under the lock of the chain it is about.
+func (l *Local) answered(s *core.Site, a core.Answer) {
+	l.mu.Lock()
+	delete(l.inflight, a.Request)
+	l.mu.Unlock()
+	ctx := context.Background()
+	n, err := Need{Chains: []chain.Ref{a.Root}}, error(nil)
+	if a.Root.IsZero() {
+		n, err = l.chainOf(s, a.Local())
+	}
+	if err == nil {
+		_, err = runOn(ctx, l, s, need(n), untold(func(d core.Decisions) (struct{}, core.Effects, error) { return d.Answer(a) }))
+	}
+	if err != nil {
+		l.failed(fmt.Errorf("failed to take in the answer to %s: %w", a.Request, err))
+	}
+}
+
+// chainOf needs the chain of a local member or of a replica's source.
+func (l *Local) chainOf(s *core.Site, ref chain.Ref) (Need, error) {
+	l.mu.Lock()
+	root, ok := l.roots[ref]
+	l.mu.Unlock()
+	if ok {
+		return Need{Chains: []chain.Ref{root}}, nil
+	}
+	root, found, err := s.RootOf(ref)
+	if err != nil || !found {
+		return Need{}, err // an unknown member: the decision finds nothing either
+	}
+	l.mu.Lock()
+	if len(l.roots) >= rootsCached {
+		clear(l.roots)
+	}
+	l.roots[ref] = root
+	l.mu.Unlock()
+	return Need{Chains: []chain.Ref{root}}, nil
+}
+
+// onChain needs ref's chain; placing adds the allocation.
+func (l *Local) onChain(ref chain.Ref, placing bool) func(*core.Site) (Need, error) {
+	return func(s *core.Site) (Need, error) {
+		n, err := l.chainOf(s, ref)
+		n.Allocation = placing
+		return n, err
+	}
+}
+
+func need(n Need) func(*core.Site) (Need, error) {
+	return func(*core.Site) (Need, error) { return n, nil }
+}
+
+// untold adapts a decision that asks nothing.
+func untold[T any](f func(d core.Decisions) (T, core.Effects, error)) decision[T] {
+	return func(d core.Decisions, _ *core.Told) (T, core.Effects, error) { return f(d) }
+}
+
+// read serves a call that only reads: no lock, as a record is read whole
+// and every state between two writes of an operation is one the core reads.
+func read[T any](ctx context.Context, l *Local, f func(*core.Site) (T, error)) (T, error) {
+	s, err := l.site(ctx)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return f(s)
+}
+
+func (l *Local) CreateVolume(ctx context.Context, request core.CreateRequest) (core.Volume, error) {
+	return run(ctx, l, need(Need{Allocation: true}), untold(func(d core.Decisions) (core.Volume, core.Effects, error) {
+		return d.CreateVolume(request)
+	}))
 }
 
 func (l *Local) CreateVolumeFrom(ctx context.Context, request core.CreateRequest, source core.CloneSource) (core.Volume, error) {
-	s, release, err := l.acquire(ctx)
-	if err != nil {
-		var zero core.Volume
-		return zero, err
+	member := source.Volume
+	if member.IsZero() {
+		member = source.Snapshot.Member
 	}
-	defer release()
-	return s.CreateVolumeFrom(request, source)
+	return run(ctx, l, l.onChain(member, true), untold(func(d core.Decisions) (core.Volume, core.Effects, error) {
+		return d.CreateVolumeFrom(request, source)
+	}))
 }
 
 func (l *Local) DeleteVolume(ctx context.Context, ref chain.Ref) error {
-	s, release, err := l.acquire(ctx)
-	if err != nil {
-		return err
-	}
-	defer release()
-	return s.DeleteVolume(ref)
+	_, err := run(ctx, l, l.onChain(ref, false), untold(func(d core.Decisions) (struct{}, core.Effects, error) {
+		return d.DeleteVolume(ref)
+	}))
+	return err
 }
 
 func (l *Local) ExpandVolume(ctx context.Context, ref chain.Ref, sizeBytes uint64) (core.Volume, error) {
-	s, release, err := l.acquire(ctx)
-	if err != nil {
-		var zero core.Volume
-		return zero, err
-	}
-	defer release()
-	return s.ExpandVolume(ref, sizeBytes)
+	return run(ctx, l, l.onChain(ref, true), untold(func(d core.Decisions) (core.Volume, core.Effects, error) {
+		return d.ExpandVolume(ref, sizeBytes)
+	}))
 }
 
 func (l *Local) Volume(ctx context.Context, ref chain.Ref) (core.Volume, error) {
-	s, release, err := l.acquire(ctx)
-	if err != nil {
-		var zero core.Volume
-		return zero, err
-	}
-	defer release()
-	return s.Volume(ref)
+	return read(ctx, l, func(s *core.Site) (core.Volume, error) { return s.Volume(ref) })
 }
 
 func (l *Local) Attach(ctx context.Context, member chain.Ref, node string) (core.Volume, error) {
-	s, release, err := l.acquire(ctx)
-	if err != nil {
-		var zero core.Volume
-		return zero, err
-	}
-	defer release()
-	return s.Attach(member, node)
+	return run(ctx, l, l.onChain(member, false), untold(func(d core.Decisions) (core.Volume, core.Effects, error) {
+		return d.Attach(member, node)
+	}))
 }
 
 func (l *Local) RecordFilesystem(ctx context.Context, member chain.Ref, fsType string) error {
-	s, release, err := l.acquire(ctx)
-	if err != nil {
-		return err
-	}
-	defer release()
-	return s.RecordFilesystem(member, fsType)
+	_, err := run(ctx, l, l.onChain(member, false), untold(func(d core.Decisions) (struct{}, core.Effects, error) {
+		return d.RecordFilesystem(member, fsType)
+	}))
+	return err
 }
 
 func (l *Local) Capacity(ctx context.Context, placeCount int) (uint64, error) {
-	s, release, err := l.acquire(ctx)
-	if err != nil {
-		var zero uint64
-		return zero, err
-	}
-	defer release()
-	return s.Capacity(placeCount)
+	return read(ctx, l, func(s *core.Site) (uint64, error) { return s.Capacity(placeCount) })
 }
 
+// CreateSnapshot holds the allocation's lock too: a snapshot's name is
+// unique across the site's volumes.
 func (l *Local) CreateSnapshot(ctx context.Context, member chain.Ref, name string) (core.Snapshot, error) {
-	s, release, err := l.acquire(ctx)
-	if err != nil {
-		var zero core.Snapshot
-		return zero, err
-	}
-	defer release()
-	return s.CreateSnapshot(member, name)
+	return run(ctx, l, l.onChain(member, true), untold(func(d core.Decisions) (core.Snapshot, core.Effects, error) {
+		return d.CreateSnapshot(member, name)
+	}))
 }
 
 func (l *Local) DeleteSnapshot(ctx context.Context, ref core.SnapshotRef) error {
-	s, release, err := l.acquire(ctx)
-	if err != nil {
-		return err
-	}
-	defer release()
-	return s.DeleteSnapshot(ref)
+	_, err := run(ctx, l, l.onChain(ref.Member, false), untold(func(d core.Decisions) (struct{}, core.Effects, error) {
+		return d.DeleteSnapshot(ref)
+	}))
+	return err
 }
 
 func (l *Local) ListSnapshots(ctx context.Context) ([]core.Snapshot, error) {
-	s, release, err := l.acquire(ctx)
-	if err != nil {
-		var zero []core.Snapshot
-		return zero, err
-	}
-	defer release()
-	return s.ListSnapshots()
+	return read(ctx, l, func(s *core.Site) ([]core.Snapshot, error) { return s.ListSnapshots() })
 }
 
 func (l *Local) Members(ctx context.Context, root chain.Ref) ([]chain.Member, error) {
-	s, release, err := l.acquire(ctx)
-	if err != nil {
-		var zero []chain.Member
-		return zero, err
-	}
-	defer release()
-	return s.Members(root)
+	return read(ctx, l, func(s *core.Site) ([]chain.Member, error) { return s.Members(root) })
 }
 
 func (l *Local) Holdings(ctx context.Context, root chain.Ref) ([]string, error) {
-	s, release, err := l.acquire(ctx)
-	if err != nil {
-		var zero []string
-		return zero, err
-	}
-	defer release()
-	return s.Holdings(root)
+	return read(ctx, l, func(s *core.Site) ([]string, error) { return s.Holdings(root) })
 }
 
 func (l *Local) Enable(ctx context.Context, member chain.Ref, target chain.ClusterID) error {
-	s, release, err := l.acquire(ctx)
-	if err != nil {
-		return err
-	}
-	defer release()
-	_, err = s.Enable(member, target)
+	_, err := run(ctx, l, l.onChain(member, false), func(d core.Decisions, told *core.Told) (core.Pairing, core.Effects, error) {
+		return d.Enable(member, target, told)
+	})
 	return err
 }
 
 func (l *Local) Disable(ctx context.Context, member chain.Ref) error {
-	s, release, err := l.acquire(ctx)
-	if err != nil {
-		return err
-	}
-	defer release()
-	return s.Disable(member)
+	_, err := run(ctx, l, l.onChain(member, false), untold(func(d core.Decisions) (struct{}, core.Effects, error) {
+		return d.Disable(member)
+	}))
+	return err
 }
 
 func (l *Local) Failover(ctx context.Context, source chain.Ref, force bool) (core.Volume, error) {
-	s, release, err := l.acquire(ctx)
-	if err != nil {
-		var zero core.Volume
-		return zero, err
-	}
-	defer release()
-	return s.Failover(source, force)
+	return run(ctx, l, l.onChain(source, true), func(d core.Decisions, told *core.Told) (core.Volume, core.Effects, error) {
+		return d.Failover(source, force, told)
+	})
 }
 
 func (l *Local) Demote(ctx context.Context, member chain.Ref) error {
-	s, release, err := l.acquire(ctx)
-	if err != nil {
-		return err
-	}
-	defer release()
-	_, err = s.Demote(member)
+	_, err := run(ctx, l, l.onChain(member, false), untold(func(d core.Decisions) (core.Volume, core.Effects, error) {
+		return d.Demote(member)
+	}))
 	return err
 }
 
 func (l *Local) Resync(ctx context.Context, end chain.Ref, failbackSource chain.ClusterID) (bool, error) {
-	s, release, err := l.acquire(ctx)
-	if err != nil {
-		var zero bool
-		return zero, err
-	}
-	defer release()
-	return s.Resync(end, failbackSource)
+	return run(ctx, l, l.onChain(end, false), func(d core.Decisions, told *core.Told) (bool, core.Effects, error) {
+		return d.Resync(end, failbackSource, told)
+	})
 }
 
 func (l *Local) Status(ctx context.Context, member chain.Ref) (core.Status, error) {
-	s, release, err := l.acquire(ctx)
-	if err != nil {
-		var zero core.Status
-		return zero, err
-	}
-	defer release()
-	return s.Status(member)
+	return read(ctx, l, func(s *core.Site) (core.Status, error) { return s.Status(member) })
 }
 
 func (l *Local) Handover(ctx context.Context, member chain.Ref) (core.Handover, error) {
-	s, release, err := l.acquire(ctx)
-	if err != nil {
-		var zero core.Handover
-		return zero, err
-	}
-	defer release()
-	return s.Handover(member)
+	return read(ctx, l, func(s *core.Site) (core.Handover, error) { return s.Handover(member) })
 }
 
 func (l *Local) LearnSuccessor(ctx context.Context, member, successor chain.Ref) error {
-	s, release, err := l.acquire(ctx)
-	if err != nil {
-		return err
-	}
-	defer release()
-	return s.LearnSuccessor(member, successor)
+	_, err := run(ctx, l, l.onChain(member, false), untold(func(d core.Decisions) (struct{}, core.Effects, error) {
+		return d.LearnSuccessor(member, successor)
+	}))
+	return err
 }
 
+// PrepareReceive places a replica: the allocation's lock too.
 func (l *Local) PrepareReceive(ctx context.Context, request core.ReceiveRequest) ([]core.Receiver, error) {
-	s, release, err := l.acquire(ctx)
-	if err != nil {
-		var zero []core.Receiver
-		return zero, err
-	}
-	defer release()
-	return s.PrepareReceive(request)
+	return run(ctx, l, need(Need{Chains: []chain.Ref{request.Root}, Allocation: true}),
+		untold(func(d core.Decisions) ([]core.Receiver, core.Effects, error) { return d.PrepareReceive(request) }))
 }
 
 func (l *Local) Spec(ctx context.Context, node string) (core.NodeSpec, error) {
-	s, release, err := l.acquire(ctx)
-	if err != nil {
-		var zero core.NodeSpec
-		return zero, err
-	}
-	defer release()
-	return s.Spec(node)
+	return read(ctx, l, func(s *core.Site) (core.NodeSpec, error) { return s.Spec(node) })
 }
 
+// Report takes a node's report in: its own record under the allocation's
+// lock (its usage is what placement counts), then chain by chain.
 func (l *Local) Report(ctx context.Context, status core.NodeStatus) error {
-	s, release, err := l.acquire(ctx)
+	s, err := l.site(ctx)
 	if err != nil {
 		return err
 	}
-	defer release()
-	return s.Report(status)
+	if _, err := runOn(ctx, l, s, need(Need{Allocation: true}), untold(func(d core.Decisions) (struct{}, core.Effects, error) {
+		return d.ReportNode(status)
+	})); err != nil {
+		return err
+	}
+	return chainwise(ctx, l, s, func(d core.Decisions) (struct{}, core.Effects, error) { return d.ReportChains(status) },
+		func(d core.Decisions, root chain.Ref) (struct{}, core.Effects, error) {
+			return d.ReportChain(status, root)
+		})
 }
 
-// Tick runs the site's time-driven work under the same lock as the API.
+// Tick runs the site's time-driven work chain by chain, holding each chain
+// while it decides and writes, and nothing while its requests go out.
 func (l *Local) Tick() error {
-	s, release, err := l.acquire(context.Background())
+	ctx := context.Background()
+	s, err := l.site(ctx)
+	if err != nil {
+		return err
+	}
+	return chainwise(ctx, l, s, core.Decisions.Tick, core.Decisions.TickChain)
+}
+
+// Do runs f with the site's core, holding the whole site: for the operator's
+// own reconcilers (a drill's bubble, a node's fence). f calls the core's
+// synchronous methods, so it must make none that asks a peer.
+func (l *Local) Do(ctx context.Context, f func(*core.Site) error) error {
+	s, err := l.site(ctx)
+	if err != nil {
+		return err
+	}
+	whole := Need{Site: true}
+	release, err := l.locks.Lock(ctx, whole)
 	if err != nil {
 		return err
 	}
 	defer release()
-	return s.Tick()
+	defer l.bump(whole) // f wrote what it wrote: a tick's copy is stale now
+	return f(s)
 }

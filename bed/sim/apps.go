@@ -278,7 +278,9 @@ func (w *World) reconcileVRs() {
 	now := w.Sim.Now()
 	w.ramen.Round(now, func(site string, vr *ramen.VR) {
 		if s := w.Site(site); s.ControllerUp {
-			vr.Due = now.Add(vr.Reconcile(context.Background(), s.CSIReplication))
+			var next time.Duration
+			took := w.Timed(func() { next = vr.Reconcile(context.Background(), s.CSIReplication) })
+			vr.Due = now.Add(took + next)
 		}
 	})
 }

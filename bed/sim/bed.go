@@ -26,6 +26,7 @@ var (
 	_ bed.ControllerCrasher = (*World)(nil)
 	_ bed.PoolFiller        = (*World)(nil)
 	_ bed.APIFailer         = (*World)(nil)
+	_ bed.StoreFailer       = (*World)(nil)
 )
 
 // Name is the bed's name.

@@ -28,6 +28,8 @@ type Site struct {
 	// API is the operator's storage API (what its HTTPS server serves).
 	API   *storageapi.Local
 	Store core.Store
+	// store is the store-fault class's state (fault_store.go).
+	store *storeFault
 	// peers is filled once every site exists.
 	peers map[chain.ClusterID]storageapi.Cluster
 	// api is the simulated API server of a site keeping CRD records, objects
@@ -81,7 +83,7 @@ func newSite(w *World, name string, cluster chain.ClusterID) (*Site, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Site{Name: name, Cluster: cluster, Store: store, api: objects, ControllerUp: true, world: w, outOfService: map[string]bool{},
+	s := &Site{Name: name, Cluster: cluster, Store: store, store: &storeFault{w: w, site: name}, api: objects, ControllerUp: true, world: w, outOfService: map[string]bool{},
 		peers: map[chain.ClusterID]storageapi.Cluster{}}
 	if objects != nil {
 		s.objects = objects.client(operatorManager)
@@ -99,7 +101,7 @@ func newSite(w *World, name string, cluster chain.ClusterID) (*Site, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.Control, s.API = control, storageapi.NewLocal(control)
+	s.Control, s.API = control, newLocal(w, s, control)
 	var fabric []drbd.NodeOptions
 	for _, nodeName := range nodeNames {
 		n := &Node{Name: nodeName, Up: true, site: s}
@@ -143,7 +145,7 @@ func (n *Node) agentOptions() agent.Options {
 // agent's reconcile.
 func (s *Site) start() {
 	w := s.world
-	w.every(w.options.ControllerPeriod, s.Name+" controller tick", func() {
+	w.everyPass(w.options.ControllerPeriod, s.Name+" controller tick", func() {
 		if !s.ControllerUp {
 			return
 		}
@@ -153,7 +155,7 @@ func (s *Site) start() {
 		}
 	})
 	for _, n := range s.Nodes {
-		w.every(w.options.AgentPeriod, n.Endpoint+" reconcile", n.reconcile)
+		w.everyPass(w.options.AgentPeriod, n.Endpoint+" reconcile", n.reconcile)
 	}
 	if s.objects != nil {
 		w.every(10*time.Second, s.Name+" status reconcilers", s.reconcileStatus)

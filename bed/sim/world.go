@@ -89,6 +89,8 @@ type World struct {
 	apiFaults map[string]*apiFault
 	// observing counts the bed's own reads in progress (unfaulted).
 	observing int
+	// calls counts the simulated time of synchronous calls (calls.go).
+	calls callClock
 }
 
 // SiteNames are the bed's two sites.

@@ -59,6 +59,7 @@ func newBenchCommand() *cobra.Command {
 			return tw.Flush()
 		},
 	}
+	cmd.AddCommand(newBenchPartitionCommand())
 	cmd.Flags().IntVar(&seeds, "seeds", 20, "seeds of each fail-over story to time")
 	cmd.Flags().IntVar(&rpcRounds, "rpc-rounds", 200, "rounds of CSI calls to time")
 	return cmd

@@ -9,15 +9,12 @@ import (
 )
 
 // Cluster is the operator's site as the storage API's Cluster: the same
-// storageapi.Local the simulation runs, handed the core under the operator's
-// mutex. The storage API server is mounted over it (cmd/baton-controller,
-// storageAPIHandler).
-func (o *Operator) Cluster() storageapi.Cluster {
-	return storageapi.NewLocalWith(o.acquire, o.clusterID)
-}
+// storageapi.Local the simulation runs. The storage API server is mounted
+// over it (cmd/baton-controller, storageAPIHandler).
+func (o *Operator) Cluster() storageapi.Cluster { return o.local }
 
-// acquire takes the operator's mutex and hands out the core, built from its
-// StorageCluster if need be.
+// acquire hands out the core, built from its StorageCluster if need be,
+// holding the operator's mutex until release (Local releases it at once).
 func (o *Operator) acquire(ctx context.Context) (*core.Site, func(), error) {
 	o.mu.Lock()
 	s, err := o.ensureSite(ctx)

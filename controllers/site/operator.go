@@ -15,6 +15,7 @@ import (
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storage/core"
+	"github.com/baton-dr/baton/storageapi"
 )
 
 // ErrNoCluster: the namespace holds no StorageCluster this operator runs (the
@@ -48,18 +49,14 @@ type OperatorConfig struct {
 	Log     logr.Logger
 }
 
-// Operator owns the site's core (one core.Site over a CRD Store) and
-// serialises every call into it.
+// Operator owns the site's core (one core.Site over a CRD Store) and serves
+// it through one storageapi.Local, the shell every caller goes through: the
+// storage API's handlers, the ticker and the reconcilers (Do). Local locks
+// per chain, never across a call to a peer site (issue 13); the operator's
+// mutex guards only the building of the site from its StorageCluster.
 type Operator struct {
-	// mu is held around every call into the core. The core is not safe for
-	// concurrent use, and its operations read several records and write
-	// others (a fail-over puts a volume, a replica and a pairing): two at
-	// once would interleave those. The callers are the ticker, the storage
-	// API's handlers and the TestFailover reconciler. One mutex for the whole
-	// site is csi-driver-host-path's choice; a per-volume lock is the finer
-	// one once contention shows. A call to a peer site (a fail-over asks the
-	// source's site) holds it too, bounded by the peer client's timeout.
-	mu sync.Mutex
+	mu    sync.Mutex
+	local *storageapi.Local
 
 	config    OperatorConfig
 	site      *core.Site
@@ -93,36 +90,49 @@ func NewOperator(config OperatorConfig) (*Operator, error) {
 	if config.NewVolumeID == nil {
 		config.NewVolumeID = func() chain.VolumeID { return chain.VolumeID(NewUUID(rand.Reader)) }
 	}
-	return &Operator{config: config}, nil
+	o := &Operator{config: config}
+	o.local = storageapi.NewLocalWith(o.acquire, o.clusterID, storageapi.WithCourier(storageapi.NewGoCourier(0)),
+		storageapi.WithFailures(func(err error) { config.Log.Error(err, "a peer's answer was not taken in") }))
+	return o, nil
 }
 
-// Do runs f with the site's core, holding the operator's mutex: the one way
-// into the core. The storage API server is mounted over it.
+// Do runs f with the site's core, holding the whole site (storageapi.Local.Do):
+// the one way into the core besides the storage API. f must not ask a peer.
 func (o *Operator) Do(ctx context.Context, f func(*core.Site) error) error {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	s, err := o.ensureSite(ctx)
-	if err != nil {
-		return err
-	}
-	return f(s)
+	return o.local.Do(ctx, f)
 }
 
 // Tick moves the core's time-driven work once, then updates the metrics.
 func (o *Operator) Tick(ctx context.Context) error {
-	return o.Do(ctx, func(s *core.Site) error {
-		if err := s.Tick(); err != nil {
-			return fmt.Errorf("failed to tick site %s: %w", s.Cluster(), err)
-		}
-		if o.config.Metrics == nil {
-			return nil
-		}
-		return o.config.Metrics.observe(o.store(), o.config.Clock.Now())
-	})
+	s, err := o.built(ctx)
+	if err != nil {
+		return err
+	}
+	if err := o.local.Tick(); err != nil {
+		return fmt.Errorf("failed to tick site %s: %w", s.Cluster(), err)
+	}
+	if o.config.Metrics == nil {
+		return nil
+	}
+	return o.config.Metrics.observe(o.store(), o.config.Clock.Now())
 }
 
-// store is the store of the site built last; only called under mu.
-func (o *Operator) store() core.Store { return o.siteStore }
+// built is the site built from the StorageCluster.
+func (o *Operator) built(ctx context.Context) (*core.Site, error) {
+	s, release, err := o.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	release()
+	return s, nil
+}
+
+// store is the store of the site built last.
+func (o *Operator) store() core.Store {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.siteStore
+}
 
 // ensureSite builds (or rebuilds) the site from its StorageCluster.
 func (o *Operator) ensureSite(ctx context.Context) (*core.Site, error) {

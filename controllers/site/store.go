@@ -47,6 +47,16 @@ type StoreConfig struct {
 // Replications, replicas in Replicas, nodes in StorageNodes. Every record reads
 // back exactly as it was put; a record a CRD cannot hold, or that its
 // validation refuses, is an error and changes nothing (see write).
+//
+// A Volume or a Replication whose status was never written -- its create
+// wrote the object, the status write failed, and so did the delete that
+// undoes it -- holds no record yet and reads as absent: every other record
+// stays readable, and the operation that wrote it sees its write as not made,
+// so that run again it writes the record whole (write's update path
+// completes the object). This is what the core's multi-record changes rely
+// on: a write that failed is a write not made, or one made whole (a 500
+// after etcd committed). A Replica without its status is a valid record
+// (nothing received yet).
 type Store struct {
 	client      client.Client
 	reader      client.Reader
@@ -125,6 +135,9 @@ func (s *Store) Volumes() ([]core.Volume, error) {
 	}
 	out := make([]core.Volume, 0, len(list.Items))
 	for i := range list.Items {
+		if list.Items[i].Status.State == "" {
+			continue // an unfinished create (Store's comment)
+		}
 		v, err := volumeRecord(s.cluster, &list.Items[i])
 		if err != nil {
 			return nil, err
@@ -187,6 +200,9 @@ func (s *Store) Pairings() ([]core.Pairing, error) {
 	}
 	out := make([]core.Pairing, 0, len(list.Items))
 	for i := range list.Items {
+		if list.Items[i].Status.Cycle == nil {
+			continue // an unfinished create (Store's comment)
+		}
 		p, err := pairingRecord(&list.Items[i])
 		if err != nil {
 			return nil, err

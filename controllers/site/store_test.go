@@ -378,3 +378,59 @@ func TestRefusedChangesAreNeverHalfApplied(t *testing.T) {
 		t.Fatalf("clonedInto is %s after the refusal", got.ClonedInto)
 	}
 }
+
+// TestAnUnfinishedCreateReadsAsAbsent: a Volume or a Replication whose create
+// never wrote its status (the status write failed, and the delete that undoes
+// it too) holds no record: the lists skip it -- every other record stays
+// readable -- and the next write of the record makes it whole.
+func TestAnUnfinishedCreateReadsAsAbsent(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			c, ns := b.client(t)
+			s := newStore(t, c, ns)
+			ctx := testContext(t)
+			volumes, pairings := volumeTable(), pairingTable()
+			putAll(t, volumes[:2], s.PutVolume)
+			putAll(t, pairings[:2], s.PutPairing)
+			unfinish := func(o client.Object) {
+				t.Helper()
+				if err := c.Delete(ctx, o); err != nil {
+					t.Fatal(err)
+				}
+				o.SetResourceVersion("")
+				o.SetUID("")
+				if err := c.Create(ctx, o); err != nil { // the status subresource: created without its status
+					t.Fatal(err)
+				}
+			}
+			var volume v1.Volume
+			if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: string(volumes[1].Ref.Volume)}, &volume); err != nil {
+				t.Fatal(err)
+			}
+			volume.Status = v1.VolumeStatus{}
+			unfinish(&volume)
+			var replication v1.Replication
+			if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: string(pairings[1].Source.Volume)}, &replication); err != nil {
+				t.Fatal(err)
+			}
+			replication.Status = v1.ReplicationStatus{}
+			unfinish(&replication)
+			gotVolumes, err := s.Volumes()
+			if err != nil || len(gotVolumes) != 1 || gotVolumes[0].Ref != volumes[0].Ref {
+				t.Fatalf("Volumes with one unfinished = %d records, %v; want only %s", len(gotVolumes), err, volumes[0].Ref)
+			}
+			gotPairings, err := s.Pairings()
+			if err != nil || len(gotPairings) != 1 || gotPairings[0].Source != pairings[0].Source {
+				t.Fatalf("Pairings with one unfinished = %d records, %v; want only %s's", len(gotPairings), err, pairings[0].Source)
+			}
+			putAll(t, volumes[1:2], s.PutVolume)
+			putAll(t, pairings[1:2], s.PutPairing)
+			if gotVolumes, err = s.Volumes(); err != nil || len(gotVolumes) != 2 || dump(gotVolumes[1]) != dump(volumes[1]) {
+				t.Fatalf("after the record's next write: %v, %v; want it whole", gotVolumes, err)
+			}
+			if gotPairings, err = s.Pairings(); err != nil || len(gotPairings) != 2 || dump(gotPairings[1]) != dump(pairings[1]) {
+				t.Fatalf("after the pairing's next write: %v, %v; want it whole", gotPairings, err)
+			}
+		})
+	}
+}

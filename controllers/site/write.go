@@ -39,9 +39,10 @@ type record struct {
 // writes (the status is a subresource), so one record is two writes; the
 // record is never half-applied:
 //
-//   - An update is tried as a server-side dry run on both halves first, so a
-//     change that the CRD's validation (CEL included) refuses is refused
-//     before either half is written.
+//   - An update of both halves is tried as a server-side dry run on both
+//     first, so a change that the CRD's validation (CEL included) refuses is
+//     refused before either half is written. An update of one half needs no
+//     dry run: its one write is refused whole.
 //   - A create writes the spec and then the status; when the status is
 //     refused, the object just created is deleted again (by UID).
 //
@@ -87,12 +88,10 @@ func (s *Store) writeOnce(ctx context.Context, r record) error {
 	if err != nil || (!specChanged && !statusChanged) {
 		return err
 	}
-	if specChanged {
+	if specChanged && statusChanged { // a change of one half is refused whole by its one write
 		if err := s.client.Update(ctx, copyOf(desired), client.DryRunAll); err != nil {
 			return err
 		}
-	}
-	if statusChanged {
 		if err := s.client.Status().Update(ctx, copyOf(desired), client.DryRunAll); err != nil {
 			return err
 		}

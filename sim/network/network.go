@@ -35,7 +35,10 @@
 //   - Delivery to anyone but the recipient, before the message's delay has
 //     passed, or after the message was dropped.
 //   - Time moving on its own: Send schedules on the world, and Call returns the
-//     round trip it would take without moving the clock.
+//     round trip it would take without moving the clock. CallWithin tells a
+//     synchronous caller what it waited -- its round trip, or its whole
+//     timeout when a partition or a loss left it without an answer -- and the
+//     caller accounts for that time.
 //   - Endpoint faults: the network knows no endpoint state. A crashed node's
 //     model ignores what is delivered to it.
 //
@@ -44,6 +47,7 @@
 package network
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -154,23 +158,63 @@ func (n *Network) deliverAfter(d time.Duration, from, to, label string, deliver 
 // would run other events in the middle of the caller's. The caller accounts for
 // the round trip, typically by scheduling its continuation After it.
 func (n *Network) Call(from, to string) (time.Duration, error) {
+	request, response, err := n.legs(from, to)
+	return request + response, err
+}
+
+// legs draws one exchange's fate and the flights of its request and its
+// answer (the request's flight is set when only the answer was lost).
+func (n *Network) legs(from, to string) (request, response time.Duration, err error) {
 	if !n.Reachable(from, to) || !n.Reachable(to, from) {
 		n.world.Logf("net.call", "%s->%s unreachable", from, to)
-		return 0, ErrUnreachable
+		return 0, 0, ErrUnreachable
 	}
-	request, _ := n.options(from, to)
-	response, _ := n.options(to, from)
-	if n.chance(request.Loss) {
+	there, _ := n.options(from, to)
+	back, _ := n.options(to, from)
+	if n.chance(there.Loss) {
 		n.world.Logf("net.call", "%s->%s request lost", from, to)
-		return 0, ErrTimeout
+		return 0, 0, ErrTimeout
 	}
-	if n.chance(response.Loss) {
+	if n.chance(back.Loss) {
 		n.world.Logf("net.call", "%s->%s response lost", from, to)
-		return 0, ErrResponseLost
+		return there.Latency, 0, ErrResponseLost
 	}
-	roundTrip := request.Latency + n.jitter(request) + response.Latency + n.jitter(response)
-	n.world.Logf("net.call", "%s->%s rtt=%s", from, to, roundTrip)
-	return roundTrip, nil
+	request, response = there.Latency+n.jitter(there), back.Latency+n.jitter(back)
+	n.world.Logf("net.call", "%s->%s rtt=%s", from, to, request+response)
+	return request, response, nil
+}
+
+// Exchange is how one synchronous call went on the wire, as CallWithin
+// tells it: the flights of the request and of its answer, and how long the
+// caller waited -- the round trip, or its whole timeout when no answer came.
+type Exchange struct {
+	Request, Response time.Duration
+	Waited            time.Duration
+	// Arrived: the request reached the callee, which acted on it (its
+	// answer may still have been lost: Err is then ErrResponseLost).
+	Arrived bool
+	Err     error
+}
+
+// CallWithin is Call for a caller that waits at most timeout: a partition
+// drops the packets silently, so a call across it, or one whose request or
+// answer was lost, costs the caller its whole timeout, as a real RPC's
+// deadline does; so does a round trip longer than timeout (ErrTimeout, the
+// request having arrived). A call that went through waited its round trip.
+func (n *Network) CallWithin(from, to string, timeout time.Duration) Exchange {
+	if timeout <= 0 {
+		panic("network: CallWithin needs a timeout")
+	}
+	request, response, err := n.legs(from, to)
+	switch {
+	case errors.Is(err, ErrResponseLost):
+		return Exchange{Request: request, Waited: timeout, Arrived: true, Err: err}
+	case err != nil:
+		return Exchange{Waited: timeout, Err: err}
+	case request+response > timeout:
+		return Exchange{Request: request, Waited: timeout, Arrived: request <= timeout, Err: ErrTimeout}
+	}
+	return Exchange{Request: request, Response: response, Waited: request + response, Arrived: true}
 }
 
 // Describe lists the network's knobs and the faults in force, one per line,

@@ -270,6 +270,35 @@ func TestCallNeedsBothDirections(t *testing.T) {
 	}
 }
 
+// A synchronous caller waits its round trip for an answer, and its whole
+// timeout for one that never comes: a partition drops the packets silently.
+func TestCallWithinCostsTheTimeoutWithoutAnAnswer(t *testing.T) {
+	const timeout = 10 * time.Second
+	w := sim.NewWorld(1)
+	n := New(w, LinkOptions{Latency: 5 * time.Millisecond})
+	n.SetLink(ctrlB, "site-a", LinkOptions{Latency: 20 * time.Millisecond})
+	if x := n.CallWithin(nodeA1, ctrlB, timeout); x.Err != nil || !x.Arrived || x.Waited != 25*time.Millisecond ||
+		x.Request+x.Response != x.Waited {
+		t.Fatalf("an open path: %+v; want 25ms waited, arrived", x)
+	}
+	n.PartitionBoth("site-a", "site-b")
+	if x := n.CallWithin(nodeA1, ctrlB, timeout); !errors.Is(x.Err, ErrUnreachable) || x.Arrived || x.Waited != timeout {
+		t.Fatalf("across a partition: %+v; want the whole timeout waited, not arrived", x)
+	}
+	n.HealAll()
+	n.SetLink(ctrlB, nodeA1, LinkOptions{Loss: 1})
+	if x := n.CallWithin(nodeA1, ctrlB, timeout); !errors.Is(x.Err, ErrResponseLost) || !x.Arrived || x.Waited != timeout {
+		t.Fatalf("a lost answer: %+v; want arrived (acted on) and the timeout waited", x)
+	}
+	n.SetLink(ctrlB, nodeA1, LinkOptions{Latency: 20 * time.Second})
+	if x := n.CallWithin(nodeA1, ctrlB, timeout); !errors.Is(x.Err, ErrTimeout) || !x.Arrived || x.Waited != timeout {
+		t.Fatalf("an answer slower than the timeout: %+v; want ErrTimeout after the timeout", x)
+	}
+	if w.Elapsed() != 0 {
+		t.Fatal("CallWithin moved the clock")
+	}
+}
+
 func TestSlowLink(t *testing.T) {
 	w := sim.NewWorld(1)
 	n := New(w, LinkOptions{Latency: 10 * time.Millisecond, BandwidthBytesPerSecond: 1_000_000})

@@ -22,6 +22,15 @@ var (
 // in its pool, and a secondary under protocol C holds the same blocks, so
 // snapshots taken there stay the base of the next delta.
 func (s *Site) Attach(member chain.Ref, node string) (Volume, error) {
+	return perform(s, func(d Decisions, _ *Told) (Volume, Effects, error) { return d.Attach(member, node) })
+}
+
+// Attach decides Site.Attach.
+func (d Decisions) Attach(member chain.Ref, node string) (Volume, Effects, error) {
+	return decide(d.s, func(op *Site) (Volume, error) { return op.attach(member, node) })
+}
+
+func (s *Site) attach(member chain.Ref, node string) (Volume, error) {
 	v, err := s.Volume(member)
 	if err != nil {
 		return Volume{}, err
@@ -44,6 +53,16 @@ func (s *Site) Attach(member chain.Ref, node string) (Volume, error) {
 // member's device (rule 7), so that a device later found blank is refused
 // instead of formatted.
 func (s *Site) RecordFilesystem(member chain.Ref, fsType string) error {
+	_, err := perform(s, func(d Decisions, _ *Told) (struct{}, Effects, error) { return d.RecordFilesystem(member, fsType) })
+	return err
+}
+
+// RecordFilesystem decides Site.RecordFilesystem.
+func (d Decisions) RecordFilesystem(member chain.Ref, fsType string) (struct{}, Effects, error) {
+	return decide(d.s, func(op *Site) (struct{}, error) { return struct{}{}, op.recordFilesystem(member, fsType) })
+}
+
+func (s *Site) recordFilesystem(member chain.Ref, fsType string) error {
 	if fsType == "" {
 		return fmt.Errorf("%w: no filesystem to record for %s", ErrInvalid, member)
 	}

@@ -13,6 +13,17 @@ import (
 // success). Demote acts on exactly the member it is given: which one is the
 // caller's business (rule 1, the chain's last local member).
 func (s *Site) Demote(member chain.Ref) (Volume, error) {
+	return perform(s, func(d Decisions, _ *Told) (Volume, Effects, error) { return d.Demote(member) })
+}
+
+// Demote decides Site.Demote. The pairing's final snapshot is ordered before
+// the member is fenced: a retry after the second write failed finds the
+// member Active and fences it; after the first, it orders once more.
+func (d Decisions) Demote(member chain.Ref) (Volume, Effects, error) {
+	return decide(d.s, func(op *Site) (Volume, error) { return op.demote(member) })
+}
+
+func (s *Site) demote(member chain.Ref) (Volume, error) {
 	v, err := s.Volume(member)
 	if err != nil {
 		return Volume{}, err
@@ -34,7 +45,7 @@ func (s *Site) Demote(member chain.Ref) (Volume, error) {
 
 // fence makes a member read-only on every node.
 func (s *Site) fence(v *Volume) {
-	v.State = chain.Demoted
+	v.transition(chain.Demoted)
 	v.FencedAt = s.now()
 	v.Primary = ""
 }
@@ -45,6 +56,17 @@ func (s *Site) fence(v *Volume) {
 // snapshot -- the diverged tail -- is kept as a named snapshot and never ships:
 // its pairing stops for good.
 func (s *Site) LearnSuccessor(member, successor chain.Ref) error {
+	_, err := perform(s, func(d Decisions, _ *Told) (struct{}, Effects, error) { return d.LearnSuccessor(member, successor) })
+	return err
+}
+
+// LearnSuccessor decides Site.LearnSuccessor: the pairing pauses before the
+// member learns, so a retry after either write completes the other.
+func (d Decisions) LearnSuccessor(member, successor chain.Ref) (struct{}, Effects, error) {
+	return decide(d.s, func(op *Site) (struct{}, error) { return struct{}{}, op.learnSuccessor(member, successor) })
+}
+
+func (s *Site) learnSuccessor(member, successor chain.Ref) error {
 	v, err := s.Volume(member)
 	if err != nil {
 		return err

@@ -9,6 +9,17 @@
 // driven work (snapshots due, successors to announce, members to reap). No call
 // waits for a node.
 //
+// The package has etcd/raft's shape (decide.go, effects.go): an operation
+// (Decisions) reads the store and returns its Effects -- the records to
+// write, the requests to send to peer sites, or a question it must have
+// answered first -- and calls no peer. Its shell (storageapi.Local in the
+// operator and the simulation) writes the records under the locks of the
+// operation's chain, asks and sends with no lock held, and feeds the peers'
+// answers back as decisions of their own. A multi-record change is ordered
+// and keyed so that a write that failed half-way is completed by the next
+// attempt, never repeated. Site's methods of the operations' names are a
+// synchronous shell for tests and single-threaded callers.
+//
 // The chain rules live in storage/chain, one pairing's cycle in
 // storage/replication, placement and DRBD allocation in storage/placement. This
 // package decides what a fail-over, a demotion, a resync and a reaping mean:

@@ -23,6 +23,15 @@ type DrillRequest struct {
 // shipping while the drill runs; DeleteVolume removes the bubble afterwards.
 // It is idempotent by name: a bubble that exists is returned as it is.
 func (s *Site) Drill(request DrillRequest) (Volume, error) {
+	return perform(s, func(d Decisions, _ *Told) (Volume, Effects, error) { return d.Drill(request) })
+}
+
+// Drill decides Site.Drill.
+func (d Decisions) Drill(request DrillRequest) (Volume, Effects, error) {
+	return decide(d.s, func(op *Site) (Volume, error) { return op.drill(request) })
+}
+
+func (s *Site) drill(request DrillRequest) (Volume, error) {
 	if request.Name == "" || request.Root.IsZero() {
 		return Volume{}, fmt.Errorf("%w: a drill needs a name and the protected volume's handle", ErrInvalid)
 	}
@@ -69,9 +78,13 @@ func (s *Site) drillReplica(root chain.Ref) (Replica, error) {
 	if err != nil {
 		return Replica{}, err
 	}
+	volumes, err := s.store.Volumes()
+	if err != nil {
+		return Replica{}, err
+	}
 	best := -1
 	for i, r := range replicas {
-		if r.Root == root && r.ClonedInto.IsZero() && (best < 0 || r.SourceGeneration > replicas[best].SourceGeneration) {
+		if r.Root == root && closedInto(r, volumes).IsZero() && (best < 0 || r.SourceGeneration > replicas[best].SourceGeneration) {
 			best = i
 		}
 	}

@@ -13,6 +13,16 @@ import (
 // be asked what it holds, the first stream is a full one -- received into a new
 // replica dataset, it never touches what the target already has.
 func (s *Site) Enable(member chain.Ref, target chain.ClusterID) (Pairing, error) {
+	return perform(s, func(d Decisions, told *Told) (Pairing, Effects, error) { return d.Enable(member, target, told) })
+}
+
+// Enable decides Site.Enable; told is what target holds of the chain, which
+// a new pairing asks for.
+func (d Decisions) Enable(member chain.Ref, target chain.ClusterID, told *Told) (Pairing, Effects, error) {
+	return decide(d.s, func(op *Site) (Pairing, error) { return op.enable(member, target, told) })
+}
+
+func (s *Site) enable(member chain.Ref, target chain.ClusterID, told *Told) (Pairing, error) {
 	v, err := s.Volume(member)
 	if err != nil {
 		return Pairing{}, err
@@ -27,18 +37,23 @@ func (s *Site) Enable(member chain.Ref, target chain.ClusterID) (Pairing, error)
 	if err != nil || found {
 		return p, err
 	}
-	held, err := s.peers.Holdings(target, v.Root)
-	if err != nil && !errors.Is(err, chain.ErrUnreachable) {
-		return Pairing{}, err
+	q := Question{Kind: AskHoldings, Cluster: target, Root: v.Root}
+	held, ok := answerTo(told, q)
+	if !ok {
+		s.ask(q)
+		return Pairing{}, nil
+	}
+	if held.Err != nil && !errors.Is(held.Err, chain.ErrUnreachable) {
+		return Pairing{}, held.Err
 	}
 	origin := replication.Base{Volume: v.Origin.Dataset, Snapshot: v.Origin.Snapshot, GUID: v.Origin.GUID}
 	fresh, err := replication.New(member, target, s.config.Interval, s.config.Retention,
-		replication.CommonBase(nil, origin, held), s.now())
+		replication.CommonBase(nil, origin, held.Holdings), s.now())
 	if err != nil {
 		return Pairing{}, err
 	}
 	p = Pairing{Pairing: *fresh}
-	s.prepareReceivers(v, &p)
+	s.askReceivers(v, p)
 	return p, s.store.PutPairing(p)
 }
 
@@ -46,6 +61,16 @@ func (s *Site) Enable(member chain.Ref, target chain.ClusterID) (Pairing, error)
 // snapshots stay on the source, and the replica on the other site is that
 // site's to drop -- cleaning up one side never destroys the other's data.
 func (s *Site) Disable(member chain.Ref) error {
+	_, err := perform(s, func(d Decisions, _ *Told) (struct{}, Effects, error) { return d.Disable(member) })
+	return err
+}
+
+// Disable decides Site.Disable.
+func (d Decisions) Disable(member chain.Ref) (struct{}, Effects, error) {
+	return decide(d.s, func(op *Site) (struct{}, error) { return struct{}{}, op.disable(member) })
+}
+
+func (s *Site) disable(member chain.Ref) error {
 	if _, err := s.Volume(member); err != nil {
 		return err
 	}

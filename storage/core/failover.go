@@ -1,6 +1,7 @@
 package core
 
 import (
+	"crypto/sha1"
 	"errors"
 	"fmt"
 	"slices"
@@ -20,6 +21,25 @@ import (
 // operator uses when the source site is lost). It is idempotent: a source
 // already failed over here returns the clone made the first time.
 func (s *Site) Failover(source chain.Ref, force bool) (Volume, error) {
+	return perform(s, func(d Decisions, told *Told) (Volume, Effects, error) { return d.Failover(source, force, told) })
+}
+
+// Failover decides a fail-over (Site.Failover); told is source's site's
+// Handover, which a fail-over without force asks for.
+func (d Decisions) Failover(source chain.Ref, force bool, told *Told) (Volume, Effects, error) {
+	return decide(d.s, func(op *Site) (Volume, error) { return op.failover(source, force, told) })
+}
+
+// A fail-over writes three records, each keyed by the successor's ref, which
+// is a function of the source (successorRef): every attempt names the same
+// member, so a retry completes what an attempt that failed half-way wrote
+// and never draws a second successor. They are written in the order that
+// leaves every prefix harmless: the successor's pairing (alone it is an
+// orphan nothing reads, which the next attempt replaces), the successor
+// itself (the commit point: from here the chain ends at it, and an attempt
+// finds it by its predecessor), then the replica closed into it (which
+// readers derive from the successor until it is written: closedInto).
+func (s *Site) failover(source chain.Ref, force bool, told *Told) (Volume, error) {
 	if source.Cluster == s.config.Cluster {
 		return Volume{}, fmt.Errorf("%w: %s is local; fail-over clones a member of the other site", ErrInvalid, source)
 	}
@@ -30,11 +50,25 @@ func (s *Site) Failover(source chain.Ref, force bool) (Volume, error) {
 	if !found {
 		return Volume{}, fmt.Errorf("%w: %s", ErrNoReplica, source)
 	}
-	if !r.ClonedInto.IsZero() {
-		return s.Volume(r.ClonedInto)
+	volumes, err := s.store.Volumes()
+	if err != nil {
+		return Volume{}, err
+	}
+	if i := slices.IndexFunc(volumes, func(v Volume) bool { return v.Predecessor == source }); i >= 0 {
+		return volumes[i], s.completeFailover(r, volumes[i])
+	}
+	ref := r.ClonedInto // closed into a member whose record is gone: make that one
+	if ref.IsZero() {
+		ref = s.successorRef(source)
 	}
 	if !force {
-		if err := s.checkHandover(source, r); err != nil {
+		q := Question{Kind: AskHandover, Member: source}
+		h, ok := answerTo(told, q)
+		if !ok {
+			s.ask(q)
+			return Volume{}, nil
+		}
+		if err := checkHandover(source, r, h); err != nil {
 			return Volume{}, err
 		}
 	}
@@ -43,8 +77,8 @@ func (s *Site) Failover(source chain.Ref, force bool) (Volume, error) {
 		return Volume{}, err
 	}
 	v := Volume{
-		Member: chain.Member{Ref: chain.Ref{Cluster: s.config.Cluster, Volume: s.config.NewVolumeID()},
-			Root: r.Root, Generation: r.SourceGeneration + 1, Predecessor: source, State: chain.Active},
+		Member: chain.Member{Ref: ref, Root: r.Root, Generation: r.SourceGeneration + 1, Predecessor: source,
+			State: chain.Active},
 		Shape:       r.Shape,
 		Origin:      origin,
 		Initialized: true,
@@ -57,24 +91,67 @@ func (s *Site) Failover(source chain.Ref, force bool) (Volume, error) {
 		return Volume{}, err
 	}
 	// The clone ships back to the source's site from the snapshot it started
-	// from, which that site holds under the same GUID: only the delta travels.
+	// from, which that site holds under the same GUID: only the delta
+	// travels. A pairing an attempt before left alone is nobody's yet: this
+	// one, of this attempt's origin, replaces it.
 	p, err := replication.New(v.Ref, source.Cluster, s.config.Interval, s.config.Retention,
 		replication.Base{Volume: v.Origin.Dataset, Snapshot: v.Origin.Snapshot, GUID: v.Origin.GUID}, s.now())
 	if err != nil {
 		return Volume{}, err
 	}
-	r.ClonedInto = v.Ref
-	if err := s.store.PutVolume(v); err != nil {
-		return Volume{}, err
-	}
-	if err := s.store.PutReplica(r); err != nil {
-		return Volume{}, err
-	}
 	if err := s.store.PutPairing(Pairing{Pairing: *p}); err != nil {
 		return Volume{}, err
 	}
-	s.announce(&v)
-	return v, nil
+	if err := s.store.PutVolume(v); err != nil {
+		return Volume{}, err
+	}
+	return v, s.completeFailover(r, v)
+}
+
+// completeFailover writes what a fail-over leaves after its successor v:
+// the replica closed into it, and the announcement to the source's site.
+func (s *Site) completeFailover(r Replica, v Volume) error {
+	if r.ClonedInto != v.Ref {
+		if !r.ClonedInto.IsZero() {
+			return fmt.Errorf("%w: the replica of %s is closed into %s, but its successor here is %s",
+				ErrConflict, r.Source, r.ClonedInto, v.Ref)
+		}
+		r.ClonedInto = v.Ref
+		if err := s.store.PutReplica(r); err != nil {
+			return err
+		}
+	}
+	s.announce(v)
+	return nil
+}
+
+// successorRef is the member a fail-over of source makes on this site: a
+// name-based UUID (RFC 9562 version 5) of source in this cluster's
+// namespace, so that every attempt of one fail-over names the same member.
+// A member is failed over once; a later fail-over is of a later member.
+func (s *Site) successorRef(source chain.Ref) chain.Ref {
+	h := sha1.New()
+	h.Write([]byte("baton fail-over successor\x00" + string(s.config.Cluster) + "\x00" + source.String()))
+	sum := h.Sum(nil)
+	sum[6] = sum[6]&0x0f | 0x50 // version 5
+	sum[8] = sum[8]&0x3f | 0x80 // RFC 9562 variant
+	id := fmt.Sprintf("%x-%x-%x-%x-%x", sum[0:4], sum[4:6], sum[6:8], sum[8:10], sum[10:16])
+	return chain.Ref{Cluster: s.config.Cluster, Volume: chain.VolumeID(id)}
+}
+
+// closedInto is the member a replica was failed over into: its ClonedInto,
+// or -- while the write that sets it has not landed -- the successor the
+// fail-over recorded first.
+func closedInto(r Replica, volumes []Volume) chain.Ref {
+	if !r.ClonedInto.IsZero() {
+		return r.ClonedInto
+	}
+	for _, v := range volumes {
+		if v.Predecessor == r.Source {
+			return v.Ref
+		}
+	}
+	return chain.Ref{}
 }
 
 // failoverOrigin chooses what a fail-over clones: the newest snapshot the
@@ -102,10 +179,11 @@ func (s *Site) failoverOrigin(r Replica) (Origin, []string, error) {
 	return Origin{}, nil, fmt.Errorf("%w: replica of %s", ErrNoSnapshot, r.Source)
 }
 
-// checkHandover asks source's site whether a planned fail-over may proceed:
-// the source must be fenced and its final snapshot received here.
-func (s *Site) checkHandover(source chain.Ref, r Replica) error {
-	h, err := s.peers.Handover(source)
+// checkHandover tells whether a planned fail-over may proceed, from what
+// source's site answered: the source must be fenced and its final snapshot
+// received here.
+func checkHandover(source chain.Ref, r Replica, told Told) error {
+	h, err := told.Handover, told.Err
 	if errors.Is(err, chain.ErrUnreachable) {
 		return fmt.Errorf("%w: cannot ask %s about %s: %w", ErrPeerUnreachable, source.Cluster, source, err)
 	}
@@ -128,17 +206,28 @@ func (s *Site) checkHandover(source chain.Ref, r Replica) error {
 	return nil
 }
 
-// announce tells the predecessor's site about its successor. A failure is not
-// an error: Tick keeps announcing until the site answers.
-func (s *Site) announce(v *Volume) {
-	if v.Predecessor.IsZero() || v.SuccessorAnnounced {
+// announce leaves the request that tells the predecessor's site about its
+// successor v. Tick leaves it again until the site answered (announced).
+func (s *Site) announce(v Volume) {
+	if v.Predecessor.IsZero() || v.SuccessorAnnounced || v.Predecessor.Cluster == s.config.Cluster {
 		return
 	}
-	err := s.peers.LearnSuccessor(v.Predecessor, v.Ref)
-	if err == nil || errors.Is(err, ErrNotFound) {
-		v.SuccessorAnnounced = true
-		_ = s.store.PutVolume(*v)
+	s.send(Request{Kind: AnnounceSuccessor, Member: v.Predecessor, Successor: v.Ref, Root: v.Root})
+}
+
+// announced takes in the answer to an announcement: once the predecessor's
+// site learned of its successor (or no longer records the predecessor: it was
+// reaped and removed), it is not told again.
+func (s *Site) announced(a Answer) error {
+	if a.Err != nil && !errors.Is(a.Err, ErrNotFound) {
+		return nil
 	}
+	v, err := s.Volume(a.Successor)
+	if err != nil || v.SuccessorAnnounced || v.Predecessor != a.Member {
+		return ignoreNotFound(err)
+	}
+	v.SuccessorAnnounced = true
+	return s.store.PutVolume(v)
 }
 
 // Handover answers another site's Failover: the state of a local member and,

@@ -14,6 +14,16 @@ import (
 // peer writes nothing. Fencing a node that is in fact running risks a split
 // brain; that is the taint's contract, not this function's.
 func (s *Site) FenceNode(name string, fenced bool) error {
+	_, err := perform(s, func(d Decisions, _ *Told) (struct{}, Effects, error) { return d.FenceNode(name, fenced) })
+	return err
+}
+
+// FenceNode decides Site.FenceNode.
+func (d Decisions) FenceNode(name string, fenced bool) (struct{}, Effects, error) {
+	return decide(d.s, func(op *Site) (struct{}, error) { return struct{}{}, op.fenceNode(name, fenced) })
+}
+
+func (s *Site) fenceNode(name string, fenced bool) error {
 	nodes, err := s.store.Nodes()
 	if err != nil {
 		return err

@@ -31,6 +31,7 @@ type world struct {
 	t      *testing.T
 	clock  *clock
 	sites  map[chain.ClusterID]*core.Site
+	stores map[chain.ClusterID]*faultyStore
 	cut    map[chain.ClusterID]bool
 	nodes  []*paperNode
 	nextID int
@@ -47,14 +48,15 @@ type paperNode struct {
 
 func newWorld(t *testing.T) *world {
 	w := &world{t: t, clock: &clock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)},
-		sites: map[chain.ClusterID]*core.Site{}, cut: map[chain.ClusterID]bool{}}
+		sites: map[chain.ClusterID]*core.Site{}, stores: map[chain.ClusterID]*faultyStore{}, cut: map[chain.ClusterID]bool{}}
 	for _, c := range []chain.ClusterID{clusterA, clusterB} {
 		letter := strings.ToLower(string(c[0]))
+		w.stores[c] = &faultyStore{Store: core.NewMemoryStore()}
 		s, err := core.New(core.Config{Cluster: c, Interval: time.Minute, Retention: 2,
 			NewVolumeID: func() chain.VolumeID {
 				w.nextID++
 				return chain.VolumeID(fmt.Sprintf("%s0000000-0000-4000-8000-%012d", letter, w.nextID))
-			}}, core.NewMemoryStore(), peers{w: w, self: c}, w.clock)
+			}}, w.stores[c], peers{w: w, self: c}, w.clock)
 		if err != nil {
 			t.Fatal(err)
 		}

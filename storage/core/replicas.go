@@ -13,6 +13,15 @@ import (
 // gets the same replica. A source already failed over here is ErrSuperseded:
 // its later writes are the diverged tail and never enter the chain.
 func (s *Site) PrepareReceive(request ReceiveRequest) ([]Receiver, error) {
+	return perform(s, func(d Decisions, _ *Told) ([]Receiver, Effects, error) { return d.PrepareReceive(request) })
+}
+
+// PrepareReceive decides Site.PrepareReceive.
+func (d Decisions) PrepareReceive(request ReceiveRequest) ([]Receiver, Effects, error) {
+	return decide(d.s, func(op *Site) ([]Receiver, error) { return op.prepareReceive(request) })
+}
+
+func (s *Site) prepareReceive(request ReceiveRequest) ([]Receiver, error) {
 	if request.Source.Cluster == s.config.Cluster {
 		return nil, fmt.Errorf("%w: %s is local; a site does not replicate to itself", ErrInvalid, request.Source)
 	}
@@ -23,8 +32,14 @@ func (s *Site) PrepareReceive(request ReceiveRequest) ([]Receiver, error) {
 	if err != nil {
 		return nil, err
 	}
-	if found && !r.ClonedInto.IsZero() {
-		return nil, fmt.Errorf("%w: %s was failed over into %s", ErrSuperseded, r.Source, r.ClonedInto)
+	if found {
+		volumes, err := s.store.Volumes()
+		if err != nil {
+			return nil, err
+		}
+		if into := closedInto(r, volumes); !into.IsZero() {
+			return nil, fmt.Errorf("%w: %s was failed over into %s", ErrSuperseded, r.Source, into)
+		}
 	}
 	if !found {
 		r = Replica{Source: request.Source, Root: request.Root, SourceGeneration: request.Generation,

@@ -46,20 +46,83 @@ type SendResult struct {
 
 // Report takes in what a node reports.
 func (s *Site) Report(status NodeStatus) error {
-	if err := s.reportNode(status); err != nil {
-		return err
+	_, err := perform(s, func(d Decisions, _ *Told) (struct{}, Effects, error) { return d.Report(status) })
+	return err
+}
+
+// Report decides Site.Report: the node's record and every chain placed on it.
+func (d Decisions) Report(status NodeStatus) (struct{}, Effects, error) {
+	return decide(d.s, func(op *Site) (struct{}, error) { return struct{}{}, op.report(status, everyChain, true) })
+}
+
+// ReportNode decides the part of a report that is the node's own record (its
+// usage and address: the allocation's).
+func (d Decisions) ReportNode(status NodeStatus) (struct{}, Effects, error) {
+	return decide(d.s, func(op *Site) (struct{}, error) { return struct{}{}, op.reportNode(status) })
+}
+
+// ReportChains decides the parts of a report about chains: all of it but the
+// node's own record.
+func (d Decisions) ReportChains(status NodeStatus) (struct{}, Effects, error) {
+	return decide(d.s, func(op *Site) (struct{}, error) { return struct{}{}, op.report(status, everyChain, false) })
+}
+
+// ReportChain decides the part of a report about root's chain: a shell takes
+// a report in chain by chain, each under its own lock.
+func (d Decisions) ReportChain(status NodeStatus, root chain.Ref) (struct{}, Effects, error) {
+	return decide(d.s, func(op *Site) (struct{}, error) { return struct{}{}, op.report(status, onlyChain(root), false) })
+}
+
+func (s *Site) report(status NodeStatus, in scope, node bool) error {
+	if node {
+		if err := s.reportNode(status); err != nil {
+			return err
+		}
 	}
 	datasets := map[string]DatasetStatus{}
 	for _, d := range status.Datasets {
 		datasets[d.Name] = d
 	}
-	if err := s.reportVolumes(status.Node, datasets, status.Resources); err != nil {
+	volumes, err := s.store.Volumes()
+	if err != nil {
 		return err
 	}
-	if err := s.reportReplicas(status.Node, datasets); err != nil {
+	pairings, err := s.pairingsBySource()
+	if err != nil {
 		return err
 	}
-	return s.reportSends(status)
+	if err := s.reportVolumes(in, status.Node, datasets, status.Resources, volumes, pairings); err != nil {
+		return err
+	}
+	if err := s.reportReplicas(in, status.Node, datasets); err != nil {
+		return err
+	}
+	return s.reportSends(in, status, volumes, pairings)
+}
+
+// pairingsBySource reads the pairings once for an operation that updates
+// many: each update is made to the map's pairing, so a later one sees it.
+func (s *Site) pairingsBySource() (map[chain.Ref]*Pairing, error) {
+	list, err := s.store.Pairings()
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[chain.Ref]*Pairing, len(list))
+	for i := range list {
+		out[list[i].Source] = &list[i]
+	}
+	return out, nil
+}
+
+// changePairing applies change to member's pairing in pairings, if it has
+// one, and writes it.
+func (s *Site) changePairing(pairings map[chain.Ref]*Pairing, member chain.Ref, change func(*Pairing)) error {
+	p, found := pairings[member]
+	if !found {
+		return nil
+	}
+	change(p)
+	return s.store.PutPairing(*p)
 }
 
 func (s *Site) reportNode(status NodeStatus) error {
@@ -80,12 +143,12 @@ func (s *Site) reportNode(status NodeStatus) error {
 
 // reportVolumes records the snapshots of the members homed on the node, feeds
 // them to their pairings, and finishes deletions.
-func (s *Site) reportVolumes(node string, datasets map[string]DatasetStatus, resources []backend.ResourceStatus) error {
-	volumes, err := s.store.Volumes()
-	if err != nil {
-		return err
-	}
+func (s *Site) reportVolumes(in scope, node string, datasets map[string]DatasetStatus, resources []backend.ResourceStatus,
+	volumes []Volume, pairings map[chain.Ref]*Pairing) error {
 	for _, v := range volumes {
+		if !in(v.Root) {
+			continue
+		}
 		d, present := datasets[v.Dataset()]
 		onNode := slices.ContainsFunc(v.Allocation.Replicas, func(r placement.Replica) bool { return r.Node == node })
 		switch {
@@ -116,7 +179,7 @@ func (s *Site) reportVolumes(node string, datasets map[string]DatasetStatus, res
 			if err := s.store.PutVolume(v); err != nil {
 				return err
 			}
-			if err := s.updatePairing(v.Ref, func(p *Pairing) { taken(p, d.Snapshots, s.now()) }); err != nil {
+			if err := s.changePairing(pairings, v.Ref, func(p *Pairing) { taken(p, d.Snapshots, s.now()) }); err != nil {
 				return err
 			}
 		}
@@ -167,13 +230,13 @@ func (s *Site) destroyed(v Volume, node string) error {
 }
 
 // reportReplicas records what the node received into each replica.
-func (s *Site) reportReplicas(node string, datasets map[string]DatasetStatus) error {
+func (s *Site) reportReplicas(in scope, node string, datasets map[string]DatasetStatus) error {
 	replicas, err := s.store.Replicas()
 	if err != nil {
 		return err
 	}
 	for _, r := range replicas {
-		if !slices.Contains(r.Nodes, node) {
+		if !in(r.Root) || !slices.Contains(r.Nodes, node) {
 			continue
 		}
 		got := datasets[r.Dataset()].Snapshots
@@ -189,18 +252,14 @@ func (s *Site) reportReplicas(node string, datasets map[string]DatasetStatus) er
 }
 
 // reportSends feeds finished streams to their pairings.
-func (s *Site) reportSends(status NodeStatus) error {
-	volumes, err := s.store.Volumes()
-	if err != nil {
-		return err
-	}
+func (s *Site) reportSends(in scope, status NodeStatus, volumes []Volume, pairings map[chain.Ref]*Pairing) error {
 	for _, sent := range status.Sent {
 		i := slices.IndexFunc(volumes, func(v Volume) bool { return v.Dataset() == sent.Dataset })
-		if i < 0 {
+		if i < 0 || !in(volumes[i].Root) {
 			continue
 		}
 		v := volumes[i]
-		err := s.updatePairing(v.Ref, func(p *Pairing) {
+		err := s.changePairing(pairings, v.Ref, func(p *Pairing) {
 			if p.Target != sent.Target {
 				return // a stream to a target the pairing no longer aims at
 			}

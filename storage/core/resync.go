@@ -16,6 +16,16 @@ import (
 // nothing to re-aim; it waits for the final sync. ready reports that the target
 // holds a snapshot taken after the re-aim (or after the fence).
 func (s *Site) Resync(end chain.Ref, failbackSource chain.ClusterID) (ready bool, err error) {
+	return perform(s, func(d Decisions, told *Told) (bool, Effects, error) { return d.Resync(end, failbackSource, told) })
+}
+
+// Resync decides Site.Resync; told is what the fail-back source holds of the
+// chain, which re-aiming asks for.
+func (d Decisions) Resync(end chain.Ref, failbackSource chain.ClusterID, told *Told) (bool, Effects, error) {
+	return decide(d.s, func(op *Site) (bool, error) { return op.resync(end, failbackSource, told) })
+}
+
+func (s *Site) resync(end chain.Ref, failbackSource chain.ClusterID, told *Told) (bool, error) {
 	v, err := s.Volume(end)
 	if err != nil {
 		return false, err
@@ -39,7 +49,13 @@ func (s *Site) Resync(end chain.Ref, failbackSource chain.ClusterID) (ready bool
 	}
 	switch {
 	case !found || p.Target != failbackSource:
-		if p, err = s.aim(v, p, found, failbackSource); err != nil {
+		q := Question{Kind: AskHoldings, Cluster: failbackSource, Root: v.Root}
+		held, ok := answerTo(told, q)
+		if !ok {
+			s.ask(q)
+			return false, nil
+		}
+		if p, err = s.aim(v, p, found, failbackSource, held); err != nil {
 			return false, err
 		}
 	case p.ReaimedAt.IsZero():
@@ -57,17 +73,16 @@ func (s *Site) Resync(end chain.Ref, failbackSource chain.ClusterID) (ready bool
 }
 
 // aim points v's pairing (creating it if need be) at target, from the newest
-// snapshot target holds.
-func (s *Site) aim(v Volume, p Pairing, found bool, target chain.ClusterID) (Pairing, error) {
-	held, err := s.peers.Holdings(target, v.Root)
-	if errors.Is(err, chain.ErrUnreachable) {
-		return Pairing{}, fmt.Errorf("%w: cannot ask %s what it holds of %s: %w", ErrPeerUnreachable, target, v.Root, err)
+// snapshot target holds (held: what it answered).
+func (s *Site) aim(v Volume, p Pairing, found bool, target chain.ClusterID, held Told) (Pairing, error) {
+	if errors.Is(held.Err, chain.ErrUnreachable) {
+		return Pairing{}, fmt.Errorf("%w: cannot ask %s what it holds of %s: %w", ErrPeerUnreachable, target, v.Root, held.Err)
 	}
-	if err != nil {
-		return Pairing{}, err
+	if held.Err != nil {
+		return Pairing{}, held.Err
 	}
 	origin := replication.Base{Volume: v.Origin.Dataset, Snapshot: v.Origin.Snapshot, GUID: v.Origin.GUID}
-	base := replication.CommonBase(p.Snapshots, origin, held)
+	base := replication.CommonBase(p.Snapshots, origin, held.Holdings)
 	now := s.now()
 	if !found {
 		fresh, err := replication.New(v.Ref, target, s.config.Interval, s.config.Retention, base, now)
@@ -80,23 +95,38 @@ func (s *Site) aim(v Volume, p Pairing, found bool, target chain.ClusterID) (Pai
 	}
 	p.ReaimedAt = now
 	p.Receivers = nil // asked again below, and by Tick while the target is away
-	s.prepareReceivers(v, &p)
+	s.askReceivers(v, p)
 	return p, s.store.PutPairing(p)
 }
 
-// prepareReceivers asks the target site for the nodes that take p's streams.
-func (s *Site) prepareReceivers(v Volume, p *Pairing) {
-	receivers, err := s.peers.PrepareReceive(p.Target, ReceiveRequest{Source: v.Ref, Root: v.Root,
-		Generation: v.Generation, Shape: v.Shape, OriginGUID: v.Origin.GUID})
-	switch {
-	case err == nil:
-		p.Receivers = receivers
-	case errors.Is(err, ErrSuperseded):
-		p.Pause()
-		p.LastError = err.Error()
-	default:
-		p.LastError = err.Error()
+// askReceivers leaves the request that asks p's target for the nodes that
+// take its streams; the answer comes back through receiversAnswered.
+func (s *Site) askReceivers(v Volume, p Pairing) {
+	s.send(Request{Kind: AskReceivers, Target: p.Target, Receive: ReceiveRequest{Source: v.Ref, Root: v.Root,
+		Generation: v.Generation, Shape: v.Shape, OriginGUID: v.Origin.GUID}, Root: v.Root})
+}
+
+// receiversAnswered takes in a target's receivers for a pairing still aimed
+// at it; a target that superseded the source pauses the pairing for good.
+func (s *Site) receiversAnswered(a Answer) error {
+	p, found, err := s.pairing(a.Receive.Source)
+	if err != nil || !found || p.Target != a.Target {
+		return err // the pairing went, or was re-aimed since the request left
 	}
+	before := p.clone()
+	switch {
+	case a.Err == nil:
+		p.Receivers = a.Receivers
+	case errors.Is(a.Err, ErrSuperseded):
+		p.Pause()
+		p.LastError = a.Err.Error()
+	default:
+		p.LastError = a.Err.Error()
+	}
+	if equalPairing(before, p) {
+		return nil
+	}
+	return s.store.PutPairing(p)
 }
 
 // Health summarises a pairing for GetVolumeReplicationInfo.

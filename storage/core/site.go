@@ -58,15 +58,21 @@ type Config struct {
 	ReplicaToken func(source chain.Ref) string
 }
 
-// Site is the control plane of one site. It is not safe for concurrent use:
-// the operator serialises calls (one mutex, like csi-driver-host-path's; a
-// per-volume lock is the finer choice once contention shows), the simulation
-// calls it from its one goroutine.
+// Site is the control plane of one site. Its decisions (Decide) read the
+// store and return their effects; its methods of the operations' names are a
+// synchronous shell over them. Either may be called concurrently for
+// operations whose records do not overlap: the shell (storageapi.Local)
+// locks a chain's records, and the allocation's, around each decision and
+// its writes; the Store must be safe for concurrent use.
 type Site struct {
 	config Config
 	store  Store
-	peers  Peers
-	clock  backend.Clock
+	// peers serve the synchronous shell, and the shells that ask and send
+	// through them (Peers).
+	peers Peers
+	clock backend.Clock
+	// tx is set on the view of one operation being decided.
+	tx *txn
 }
 
 // New returns the control plane of the site config names.
@@ -92,6 +98,12 @@ func New(config Config, store Store, peers Peers, clock backend.Clock) (*Site, e
 	return &Site{config: config, store: store, peers: peers, clock: clock}, nil
 }
 
+// Store holds the site's records: a shell commits decisions' writes to it.
+func (s *Site) Store() Store { return s.store }
+
+// Peers reaches the other sites, as New was given them.
+func (s *Site) Peers() Peers { return s.peers }
+
 // Cluster is the site's cluster ID.
 func (s *Site) Cluster() chain.ClusterID { return s.config.Cluster }
 
@@ -103,6 +115,14 @@ func (s *Site) token(source chain.Ref) string {
 		return ""
 	}
 	return s.config.ReplicaToken(source)
+}
+
+// ignoreNotFound makes a missing record no error.
+func ignoreNotFound(err error) error {
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	return err
 }
 
 // local checks that ref lives here.

@@ -84,6 +84,15 @@ type CloneSource struct {
 // the snapshot recorded first (also when the chain has moved on since); the
 // same name of another volume is ErrExists.
 func (s *Site) CreateSnapshot(member chain.Ref, name string) (Snapshot, error) {
+	return perform(s, func(d Decisions, _ *Told) (Snapshot, Effects, error) { return d.CreateSnapshot(member, name) })
+}
+
+// CreateSnapshot decides Site.CreateSnapshot.
+func (d Decisions) CreateSnapshot(member chain.Ref, name string) (Snapshot, Effects, error) {
+	return decide(d.s, func(op *Site) (Snapshot, error) { return op.createSnapshot(member, name) })
+}
+
+func (s *Site) createSnapshot(member chain.Ref, name string) (Snapshot, error) {
 	if name == "" {
 		return Snapshot{}, fmt.Errorf("%w: a snapshot needs a name", ErrInvalid)
 	}
@@ -124,6 +133,16 @@ func (s *Site) snapshot(v *Volume, name, forClone string) (UserSnapshot, error) 
 // DeleteSnapshot is idempotent). The home node destroys it once no live volume
 // was cloned from it.
 func (s *Site) DeleteSnapshot(ref SnapshotRef) error {
+	_, err := perform(s, func(d Decisions, _ *Told) (struct{}, Effects, error) { return d.DeleteSnapshot(ref) })
+	return err
+}
+
+// DeleteSnapshot decides Site.DeleteSnapshot.
+func (d Decisions) DeleteSnapshot(ref SnapshotRef) (struct{}, Effects, error) {
+	return decide(d.s, func(op *Site) (struct{}, error) { return struct{}{}, op.deleteSnapshot(ref) })
+}
+
+func (s *Site) deleteSnapshot(ref SnapshotRef) error {
 	v, err := s.Volume(ref.Member)
 	if errors.Is(err, ErrNotFound) {
 		return nil
@@ -167,6 +186,15 @@ func (s *Site) ListSnapshots() ([]Snapshot, error) {
 // idempotent by name like CreateVolume. The clone is placed on the source's
 // nodes, its home node first: that is where the origin snapshot is taken.
 func (s *Site) CreateVolumeFrom(request CreateRequest, source CloneSource) (Volume, error) {
+	return perform(s, func(d Decisions, _ *Told) (Volume, Effects, error) { return d.CreateVolumeFrom(request, source) })
+}
+
+// CreateVolumeFrom decides Site.CreateVolumeFrom.
+func (d Decisions) CreateVolumeFrom(request CreateRequest, source CloneSource) (Volume, Effects, error) {
+	return decide(d.s, func(op *Site) (Volume, error) { return op.createVolumeFrom(request, source) })
+}
+
+func (s *Site) createVolumeFrom(request CreateRequest, source CloneSource) (Volume, error) {
 	if err := validateCreate(request); err != nil {
 		return Volume{}, err
 	}
@@ -211,6 +239,13 @@ func (s *Site) cloneOrigin(request CreateRequest, source CloneSource) (Volume, U
 		src, err := s.Volume(source.Volume)
 		if err != nil {
 			return Volume{}, UserSnapshot{}, err
+		}
+		// A first attempt whose second write (the clone) failed took it
+		// already: taking another would leave the first for ever.
+		if i := slices.IndexFunc(src.UserSnapshots, func(u UserSnapshot) bool {
+			return u.ForClone == request.Name && !u.Deleting
+		}); i >= 0 {
+			return src, src.UserSnapshots[i], nil
 		}
 		u, err := s.snapshot(&src, "", request.Name)
 		return src, u, err

@@ -135,7 +135,7 @@ func (s *Site) Spec(node string) (NodeSpec, error) {
 	for _, r := range replicas {
 		if slices.Contains(r.Nodes, node) {
 			spec.Replicas = append(spec.Replicas, ReplicaSpec{Dataset: r.Dataset(), Source: r.Source,
-				Open: r.ClonedInto.IsZero(), Token: s.token(r.Source)})
+				Open: closedInto(r, volumes).IsZero(), Token: s.token(r.Source)})
 		}
 	}
 	return spec, nil

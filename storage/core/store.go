@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"slices"
+	"sync"
 
 	"github.com/baton-dr/baton/storage/chain"
 )
@@ -32,9 +33,10 @@ type Store interface {
 	PutNode(Node) error
 }
 
-// MemoryStore is a Store in memory. Records are copied in and out, so a caller
-// never aliases what is stored.
+// MemoryStore is a Store in memory, safe for concurrent use. Records are
+// copied in and out, so a caller never aliases what is stored.
 type MemoryStore struct {
+	mu       sync.Mutex
 	volumes  map[chain.Ref]Volume
 	replicas map[chain.Ref]Replica
 	pairings map[chain.Ref]Pairing
@@ -48,33 +50,67 @@ func NewMemoryStore() *MemoryStore {
 }
 
 func (s *MemoryStore) Volumes() ([]Volume, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return sortedValues(s.volumes, func(v Volume) Volume { return v.clone() }, refCompare), nil
 }
-func (s *MemoryStore) PutVolume(v Volume) error { s.volumes[v.Ref] = v.clone(); return nil }
+func (s *MemoryStore) PutVolume(v Volume) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.volumes[v.Ref] = v.clone()
+	return nil
+}
 func (s *MemoryStore) RemoveVolume(r chain.Ref) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return remove(s.volumes, r)
 }
 
 func (s *MemoryStore) Replicas() ([]Replica, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return sortedValues(s.replicas, func(r Replica) Replica { return r.clone() }, refCompare), nil
 }
-func (s *MemoryStore) PutReplica(r Replica) error { s.replicas[r.Source] = r.clone(); return nil }
+func (s *MemoryStore) PutReplica(r Replica) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.replicas[r.Source] = r.clone()
+	return nil
+}
 func (s *MemoryStore) RemoveReplica(source chain.Ref) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return remove(s.replicas, source)
 }
 
 func (s *MemoryStore) Pairings() ([]Pairing, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return sortedValues(s.pairings, func(p Pairing) Pairing { return p.clone() }, refCompare), nil
 }
-func (s *MemoryStore) PutPairing(p Pairing) error { s.pairings[p.Source] = p.clone(); return nil }
+func (s *MemoryStore) PutPairing(p Pairing) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pairings[p.Source] = p.clone()
+	return nil
+}
 func (s *MemoryStore) RemovePairing(source chain.Ref) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return remove(s.pairings, source)
 }
 
 func (s *MemoryStore) Nodes() ([]Node, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return sortedValues(s.nodes, func(n Node) Node { return n }, cmp.Compare[string]), nil
 }
-func (s *MemoryStore) PutNode(n Node) error { s.nodes[n.Name] = n; return nil }
+func (s *MemoryStore) PutNode(n Node) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nodes[n.Name] = n
+	return nil
+}
 
 func remove[K comparable, V any](m map[K]V, k K) error {
 	if _, ok := m[k]; !ok {
@@ -108,6 +144,7 @@ func (v Volume) clone() Volume {
 	v.Snapshots = slices.Clone(v.Snapshots)
 	v.Destroyed = slices.Clone(v.Destroyed)
 	v.Present = slices.Clone(v.Present)
+	v.StandAlone = slices.Clone(v.StandAlone)
 	v.UserSnapshots = slices.Clone(v.UserSnapshots)
 	v.Allocation.Replicas = slices.Clone(v.Allocation.Replicas)
 	return v

@@ -19,6 +19,15 @@ type CreateRequest struct {
 // name: the same name and shape returns the existing volume; the same name with
 // another shape is ErrExists.
 func (s *Site) CreateVolume(request CreateRequest) (Volume, error) {
+	return perform(s, func(d Decisions, _ *Told) (Volume, Effects, error) { return d.CreateVolume(request) })
+}
+
+// CreateVolume decides Site.CreateVolume.
+func (d Decisions) CreateVolume(request CreateRequest) (Volume, Effects, error) {
+	return decide(d.s, func(op *Site) (Volume, error) { return op.createVolume(request) })
+}
+
+func (s *Site) createVolume(request CreateRequest) (Volume, error) {
 	if err := validateCreate(request); err != nil {
 		return Volume{}, err
 	}
@@ -161,6 +170,16 @@ func (s *Site) Volume(ref chain.Ref) (Volume, error) {
 // with a pairing, is ErrReplicated: a replica on the other site must never be
 // destroyed by cleaning up this one, and a chain's records are never dropped.
 func (s *Site) DeleteVolume(ref chain.Ref) error {
+	_, err := perform(s, func(d Decisions, _ *Told) (struct{}, Effects, error) { return d.DeleteVolume(ref) })
+	return err
+}
+
+// DeleteVolume decides Site.DeleteVolume.
+func (d Decisions) DeleteVolume(ref chain.Ref) (struct{}, Effects, error) {
+	return decide(d.s, func(op *Site) (struct{}, error) { return struct{}{}, op.deleteVolume(ref) })
+}
+
+func (s *Site) deleteVolume(ref chain.Ref) error {
 	v, err := s.Volume(ref)
 	if errors.Is(err, ErrNotFound) {
 		return nil
@@ -182,6 +201,15 @@ func (s *Site) DeleteVolume(ref chain.Ref) error {
 
 // ExpandVolume grows a volume; the nodes resize their datasets.
 func (s *Site) ExpandVolume(ref chain.Ref, sizeBytes uint64) (Volume, error) {
+	return perform(s, func(d Decisions, _ *Told) (Volume, Effects, error) { return d.ExpandVolume(ref, sizeBytes) })
+}
+
+// ExpandVolume decides Site.ExpandVolume.
+func (d Decisions) ExpandVolume(ref chain.Ref, sizeBytes uint64) (Volume, Effects, error) {
+	return decide(d.s, func(op *Site) (Volume, error) { return op.expandVolume(ref, sizeBytes) })
+}
+
+func (s *Site) expandVolume(ref chain.Ref, sizeBytes uint64) (Volume, error) {
 	v, err := s.Volume(ref)
 	if err != nil {
 		return Volume{}, err

@@ -35,7 +35,7 @@ func (p *Pairing) Tick(now time.Time) {
 	}
 	p.Sequence++
 	p.Snapshots = append(p.Snapshots, Snapshot{Name: SnapshotName(p.Sequence), OrderedAt: now})
-	p.Phase = Snapshotting
+	p.transition(Snapshotting)
 	p.Due = now.Add(p.Interval)
 }
 
@@ -49,7 +49,7 @@ func (p *Pairing) SyncNow(now time.Time) {
 		p.Due = now
 	}
 	if p.Phase == Paused {
-		p.Phase = Idle
+		p.transition(Idle)
 	}
 }
 
@@ -82,7 +82,8 @@ func (p *Pairing) Taken(name, guid string, at time.Time) bool {
 	if !s.OrderedAt.IsZero() && s.OrderedAt.Before(at) {
 		s.TakenAt = s.OrderedAt
 	}
-	p.Phase, p.RetryAt = Shipping, at
+	p.transition(Shipping)
+	p.RetryAt = at
 	return true
 }
 
@@ -97,7 +98,7 @@ func (p *Pairing) Shipped(name string, bytes uint64, started, at time.Time) bool
 	p.Base = Base{Snapshot: s.Name, GUID: s.GUID}
 	p.Last = Sync{At: at, Duration: at.Sub(started), Bytes: bytes, Snapshot: s.Name}
 	p.Failures, p.LastError = 0, ""
-	p.Phase = Idle
+	p.transition(Idle)
 	return true
 }
 
@@ -133,7 +134,7 @@ func (p *Pairing) Pause() {
 	if p.Phase == Snapshotting {
 		p.Snapshots = p.Snapshots[:len(p.Snapshots)-1]
 	}
-	p.Phase = Paused
+	p.transition(Paused)
 }
 
 // Reaim points the pairing at another target, shipping from base: the newest
@@ -157,7 +158,7 @@ func (p *Pairing) Reaim(target chain.ClusterID, base Base, now time.Time) {
 	}
 	p.Failures, p.LastError, p.RetryAt = 0, "", now
 	if p.Phase == Shipping && p.newest().Name == base.Snapshot && base.Volume == "" {
-		p.Phase = Idle // the target already holds what was in flight
+		p.transition(Idle) // the target already holds what was in flight
 	}
 	p.SyncNow(now)
 }
