@@ -21,6 +21,9 @@ type Script struct {
 	result *reports.Result
 	// hub is the bed's, for the hub's stories.
 	hub bed.StorageHub
+	// faults are the spans of the faults boundary injected, for the RPO
+	// bound of a later fail-over.
+	faults []bed.Window
 }
 
 // ErrVerification: the application's data broke a volume invariant.
@@ -71,6 +74,8 @@ func (s *Script) boundary() error {
 	}
 	sites := s.Bed.Sites()
 	duration := time.Duration(10+s.rng.IntN(170)) * time.Second
+	start := s.Bed.Now()
+	defer func() { s.faults = append(s.faults, bed.Window{Start: start, End: s.Bed.Now()}) }()
 	switch s.rng.IntN(7) {
 	case 4:
 		link, err := bed.Can[bed.LinkDegrader](s.Bed, "chaos: a degraded link")
@@ -194,11 +199,13 @@ func (s *Script) relocate(to string) error {
 // failover isolates the application's site and fails over to the other one.
 func (s *Script) failover(to string) error {
 	var from string
+	var cut time.Time
 	if err := s.phase("isolate the primary site", func() error {
 		var err error
 		if from, err = s.Bed.Where(s.App.Name); err != nil {
 			return err
 		}
+		cut = s.Bed.Now()
 		for _, other := range append([]string{"hub"}, s.Bed.Sites()...) {
 			if other != from {
 				s.Bed.Partition(from, other, true)
@@ -215,8 +222,29 @@ func (s *Script) failover(to string) error {
 			return err
 		}
 		s.recordFailover(v, from, to, false, start)
-		return judge(v, false)
+		if err := judge(v, false); err != nil {
+			return err
+		}
+		return s.withinRPOBound(v, cut)
 	})
+}
+
+// withinRPOBound holds an unplanned move to its RPO bound (bed.RecoveryFloor):
+// a bed that cannot state its replication interval fails it, for a check
+// that could not run never passes.
+func (s *Script) withinRPOBound(v workload.Verdict, cut time.Time) error {
+	paced, err := bed.Can[bed.Paced](s.Bed, "the RPO bound of a fail-over")
+	if err != nil {
+		return err
+	}
+	interval, err := paced.ReplicationInterval()
+	if err != nil {
+		return fmt.Errorf("the RPO bound of a fail-over: %w", err)
+	}
+	if broken := bed.LossesBeyond(s.App.Name, v, cut, bed.RecoveryFloor(cut, interval, s.faults), interval); len(broken) > 0 {
+		return fmt.Errorf("%w: %s", ErrVerification, broken[0].Message)
+	}
+	return nil
 }
 
 func (s *Script) recordFailover(v workload.Verdict, from, to string, planned bool, start time.Time) {

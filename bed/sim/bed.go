@@ -26,6 +26,7 @@ var (
 	_ bed.ControllerCrasher = (*World)(nil)
 	_ bed.PoolFiller        = (*World)(nil)
 	_ bed.APIFailer         = (*World)(nil)
+	_ bed.Paced             = (*World)(nil)
 )
 
 // Name is the bed's name.
@@ -33,6 +34,9 @@ func (w *World) Name() string { return "sim" }
 
 // Sites are the bed's two sites.
 func (w *World) Sites() []string { return slices.Clone(SiteNames) }
+
+// ReplicationInterval is the sites' snapshot interval.
+func (w *World) ReplicationInterval() (time.Duration, error) { return w.options.ReplicationInterval, nil }
 
 // Now is simulated time.
 func (w *World) Now() time.Time { return w.Sim.Now() }

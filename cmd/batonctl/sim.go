@@ -74,7 +74,7 @@ func newSimRunCommand() *cobra.Command {
 			if out != "" {
 				run := reports.Run{Name: "sim run", Bed: "sim", Started: started, Duration: time.Since(started),
 					Results: []reports.Result{result}}
-				if err := reports.WriteRunDir(out, run); err != nil {
+				if err := writeRunDir(out, run); err != nil {
 					return err
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "report: %s/report.html\n", out)
@@ -136,6 +136,9 @@ func newSimSweepCommand() *cobra.Command {
 		Short: "run scenarios over many seeds; print failures with their replay commands",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := wantSeeds("--seeds", seeds); err != nil {
+				return err
+			}
 			selected, err := selectScenarios(names)
 			if err != nil {
 				return err
@@ -157,12 +160,23 @@ func newSimSweepCommand() *cobra.Command {
 	return cmd
 }
 
+// wantSeeds refuses a sweep of no seeds: it would run nothing and pass.
+func wantSeeds(what string, seeds int) error {
+	if seeds < 1 {
+		return fmt.Errorf("%s %d: a sweep needs at least 1 seed per scenario (it would run nothing and pass)", what, seeds)
+	}
+	return nil
+}
+
 func selectScenarios(names string) ([]scenarios.Scenario, error) {
 	if names == "all" || names == "" {
 		return scenarios.Catalogue(), nil
 	}
 	var out []scenarios.Scenario
 	for _, name := range strings.Split(names, ",") {
+		if strings.TrimSpace(name) == "" {
+			return nil, fmt.Errorf("scenarios %q: an empty name", names)
+		}
 		sc, err := scenarios.Find(strings.TrimSpace(name))
 		if err != nil {
 			return nil, err
@@ -196,6 +210,9 @@ func summarise(w io.Writer, run reports.Run, out string) error {
 		c := perScenario[name]
 		fmt.Fprintf(w, "%-22s %5d passed %5d failed\n", name, c[0], c[1])
 	}
+	if len(run.Results) == 0 {
+		return fmt.Errorf("%s ran no run: nothing was tested", run.Name)
+	}
 	rate := float64(len(run.Results)) / run.Duration.Minutes()
 	fmt.Fprintf(w, "%d runs in %s: %.0f seeds/min, %s simulated (%.0fx real time)\n", len(run.Results),
 		run.Duration.Round(time.Second), rate, simulated.Round(time.Minute), simulated.Seconds()/run.Duration.Seconds())
@@ -203,7 +220,7 @@ func summarise(w io.Writer, run reports.Run, out string) error {
 		fmt.Fprintf(w, "FAILED %s seed %d: %s\n  replay: %s\n", f.Scenario, f.Seed, firstLine(failureReason(f)), f.Replay)
 	}
 	if out != "" {
-		if err := reports.WriteRunDir(out, run); err != nil {
+		if err := writeRunDir(out, run); err != nil {
 			return err
 		}
 		fmt.Fprintf(w, "report: %s/report.html\n", out)
@@ -260,6 +277,13 @@ func (p *progress) finish() {
 	if p.terminal {
 		fmt.Fprintln(p.w)
 	}
+}
+
+// writeRunDir writes the run's reports, stamped with the commit batonctl
+// was built from.
+func writeRunDir(out string, run reports.Run) error {
+	run.Commit = revision()
+	return reports.WriteRunDir(out, run)
 }
 
 func firstLine(s string) string {
