@@ -36,7 +36,9 @@ func (w *World) Name() string { return "sim" }
 func (w *World) Sites() []string { return slices.Clone(SiteNames) }
 
 // ReplicationInterval is the sites' snapshot interval.
-func (w *World) ReplicationInterval() (time.Duration, error) { return w.options.ReplicationInterval, nil }
+func (w *World) ReplicationInterval() (time.Duration, error) {
+	return w.options.ReplicationInterval, nil
+}
 
 // Now is simulated time.
 func (w *World) Now() time.Time { return w.Sim.Now() }
