@@ -95,7 +95,11 @@ func newSimRunCommand() *cobra.Command {
 }
 
 func printResult(w io.Writer, r reports.Result) {
-	fmt.Fprintf(w, "%s seed %d: %s (event log %s)\n", r.Scenario, r.Seed, strings.ToUpper(string(r.Verdict)), shortHash(r.EventLogHash))
+	log := "event log " + shortHash(r.EventLogHash)
+	if r.EventLogHash == "" {
+		log = "no event log hash: only the simulation replays a run exactly"
+	}
+	fmt.Fprintf(w, "%s seed %d: %s (%s)\n", r.Scenario, r.Seed, strings.ToUpper(string(r.Verdict)), log)
 	for _, p := range r.Phases {
 		mark := "ok  "
 		if !p.OK {
