@@ -16,8 +16,13 @@ type Script struct {
 	Bed bed.Bed
 	App bed.App
 	// Chaos, when set, injects a fault at phase boundaries, chosen by rng.
-	Chaos  bool
-	rng    *rand.Rand
+	Chaos bool
+	rng   *rand.Rand
+	// pace draws the story's own timing (about): how long the application
+	// writes between moves and how long a site is cut off before the
+	// fail-over, so that seeds fail over at other moments of the sync cycle.
+	// A stream of its own: the chaos draws stay the same.
+	pace   *rand.Rand
 	result *reports.Result
 	// hub is the bed's, for the hub's stories.
 	hub bed.StorageHub
@@ -139,6 +144,11 @@ func (s *Script) boundary() error {
 	return nil
 }
 
+// about is d varied by the seed: drawn from [d/2, 3d/2), to the second.
+func (s *Script) about(d time.Duration) time.Duration {
+	return (d/2 + time.Duration(s.pace.Int64N(int64(d)))).Round(time.Second)
+}
+
 // node draws a site and one of its storage nodes.
 func (s *Script) node(sites []string) (site, node string) {
 	site = sites[s.rng.IntN(len(sites))]
@@ -211,7 +221,7 @@ func (s *Script) failover(to string) error {
 				s.Bed.Partition(from, other, true)
 			}
 		}
-		return s.Bed.Run(30 * time.Second)
+		return s.Bed.Run(s.about(30 * time.Second))
 	}); err != nil {
 		return err
 	}
@@ -241,7 +251,14 @@ func (s *Script) withinRPOBound(v workload.Verdict, cut time.Time) error {
 	if err != nil {
 		return fmt.Errorf("the RPO bound of a fail-over: %w", err)
 	}
-	if broken := bed.LossesBeyond(s.App.Name, v, cut, bed.RecoveryFloor(cut, interval, s.faults), interval); len(broken) > 0 {
+	floor := bed.RecoveryFloor(cut, interval, s.faults)
+	moved := s.result.Failovers[len(s.result.Failovers)-len(v.Volumes):]
+	for i, vol := range v.Volumes {
+		if vol.Lost.Acknowledged > 0 {
+			moved[i].LostBeforeCut, moved[i].RPOBound = cut.Sub(vol.Lost.Oldest), cut.Sub(floor)
+		}
+	}
+	if broken := bed.LossesBeyond(s.App.Name, v, cut, floor, interval); len(broken) > 0 {
 		return fmt.Errorf("%w: %s", ErrVerification, broken[0].Message)
 	}
 	return nil

@@ -143,7 +143,7 @@ func (n *Node) agentOptions() agent.Options {
 // agent's reconcile.
 func (s *Site) start() {
 	w := s.world
-	w.every(w.options.ControllerPeriod, s.Name+" controller tick", func() {
+	w.everyPhased(w.options.ControllerPeriod, s.Name+" controller tick", func() {
 		if !s.ControllerUp {
 			return
 		}
@@ -153,7 +153,7 @@ func (s *Site) start() {
 		}
 	})
 	for _, n := range s.Nodes {
-		w.every(w.options.AgentPeriod, n.Endpoint+" reconcile", n.reconcile)
+		w.everyPhased(w.options.AgentPeriod, n.Endpoint+" reconcile", n.reconcile)
 	}
 	if s.objects != nil {
 		w.every(10*time.Second, s.Name+" status reconcilers", s.reconcileStatus)

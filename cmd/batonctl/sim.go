@@ -116,7 +116,11 @@ func printResult(w io.Writer, r reports.Result) {
 		if f.Planned {
 			kind = "planned"
 		}
-		fmt.Fprintf(w, "  %s move of %s/%s %s->%s: lost %d acknowledged writes, RPO %s\n", kind, f.App, f.Volume, f.From, f.To, f.LostWrites, f.RPO)
+		fmt.Fprintf(w, "  %s move of %s/%s %s->%s: lost %d acknowledged writes, RPO %s", kind, f.App, f.Volume, f.From, f.To, f.LostWrites, f.RPO)
+		if f.RPOBound > 0 {
+			fmt.Fprintf(w, " (the oldest lost write %s before the cut; the bound allows %s)", f.LostBeforeCut.Round(time.Millisecond), f.RPOBound)
+		}
+		fmt.Fprintln(w)
 	}
 	for _, v := range r.Violations {
 		fmt.Fprintf(w, "  violation (%s): %s\n", v.Invariant, firstLine(v.Message))
