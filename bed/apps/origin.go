@@ -22,7 +22,35 @@ import (
 // anything -- right after a relocation made it -- clones the final snapshot
 // of that relocation, which the pairing of the predecessor's predecessor
 // lists (storage/core's failoverOrigin).
-func OriginTakenAt(root chain.Ref, volumes []core.Volume, pairings []core.Pairing) (time.Time, error) {
+func OriginTakenAt(handle string, sites ...Records) (time.Time, error) {
+	root, err := chain.ParseRef(handle)
+	if err != nil {
+		return time.Time{}, err
+	}
+	var volumes []core.Volume
+	var pairings []core.Pairing
+	for _, s := range sites {
+		vs, err := s.Volumes()
+		if err != nil {
+			return time.Time{}, err
+		}
+		ps, err := s.Pairings()
+		if err != nil {
+			return time.Time{}, err
+		}
+		volumes, pairings = append(volumes, vs...), append(pairings, ps...)
+	}
+	return originIn(root, volumes, pairings)
+}
+
+// Records are a site's records, as its store holds them.
+type Records interface {
+	Volumes() ([]core.Volume, error)
+	Pairings() ([]core.Pairing, error)
+}
+
+// originIn is OriginTakenAt over the records both sites hold.
+func originIn(root chain.Ref, volumes []core.Volume, pairings []core.Pairing) (time.Time, error) {
 	end, found := activeEnd(root, volumes)
 	switch {
 	case !found:

@@ -49,7 +49,7 @@ func TestOriginTakenAtFindsTheNewestActiveEndsOrigin(t *testing.T) {
 	// the end is z, not the cut-off old primary y.
 	for shift := range volumes {
 		rotated := append(append([]core.Volume{}, volumes[shift:]...), volumes[:shift]...)
-		got, err := OriginTakenAt(root, rotated, pairings)
+		got, err := originIn(root, rotated, pairings)
 		if err != nil || !got.Equal(want) {
 			t.Fatalf("records rotated by %d: origin %s, %v; want %s", shift, got, err, want)
 		}
@@ -68,11 +68,11 @@ func TestOriginTakenAtSaysWhyItFoundNone(t *testing.T) {
 		{"an end without origin", []core.Volume{{Member: chain.Member{Ref: volumes[0].Ref, Root: root, Generation: 2,
 			Predecessor: volumes[2].Ref, State: chain.Active}}}, "records no origin snapshot"},
 	} {
-		if _, err := OriginTakenAt(root, c.volumes, pairings); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := originIn(root, c.volumes, pairings); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error saying %q", c.name, err, c.want)
 		}
 	}
-	if _, err := OriginTakenAt(root, volumes, pairings[:1]); err == nil || !strings.Contains(err.Error(), "still lists") {
+	if _, err := originIn(root, volumes, pairings[:1]); err == nil || !strings.Contains(err.Error(), "still lists") {
 		t.Errorf("the origin's pairing gone: %v, want an error saying no pairing lists it", err)
 	}
 }

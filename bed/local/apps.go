@@ -13,8 +13,6 @@ import (
 
 	"github.com/baton-dr/baton/bed/apps"
 	"github.com/baton-dr/baton/reports"
-	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/core"
 	"github.com/baton-dr/baton/workload"
 )
 
@@ -177,22 +175,9 @@ func blockCapability() *csispec.VolumeCapability {
 // OriginTakenAt finds when the snapshot the chain's active end was cloned
 // from was ordered, from both sites' records (apps.OriginTakenAt).
 func (p platform) OriginTakenAt(handle string) (time.Time, error) {
-	root, err := chain.ParseRef(handle)
-	if err != nil {
-		return time.Time{}, err
-	}
-	var volumes []core.Volume
-	var pairings []core.Pairing
+	sites := make([]apps.Records, 0, len(p.b.sites))
 	for _, s := range p.b.sites {
-		vs, err := s.store.Volumes()
-		if err != nil {
-			return time.Time{}, err
-		}
-		ps, err := s.store.Pairings()
-		if err != nil {
-			return time.Time{}, err
-		}
-		volumes, pairings = append(volumes, vs...), append(pairings, ps...)
+		sites = append(sites, s.store)
 	}
-	return apps.OriginTakenAt(root, volumes, pairings)
+	return apps.OriginTakenAt(handle, sites...)
 }

@@ -11,8 +11,6 @@ import (
 	"github.com/baton-dr/baton/bed/apps"
 	"github.com/baton-dr/baton/bed/ramen"
 	"github.com/baton-dr/baton/reports"
-	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/core"
 	"github.com/baton-dr/baton/workload"
 )
 
@@ -308,22 +306,9 @@ func (b *Bed) checkLoss(a *app, verdict workload.Verdict, planned bool) {
 // originTakenAt finds when the snapshot the chain's active end was cloned
 // from was ordered, from both sites' records (apps.OriginTakenAt).
 func (b *Bed) originTakenAt(handle string) (time.Time, error) {
-	root, err := chain.ParseRef(handle)
-	if err != nil {
-		return time.Time{}, err
-	}
-	var volumes []core.Volume
-	var pairings []core.Pairing
+	sites := make([]apps.Records, 0, len(b.sites))
 	for _, s := range b.sites {
-		vs, err := s.store.Volumes()
-		if err != nil {
-			return time.Time{}, err
-		}
-		ps, err := s.store.Pairings()
-		if err != nil {
-			return time.Time{}, err
-		}
-		volumes, pairings = append(volumes, vs...), append(pairings, ps...)
+		sites = append(sites, s.store)
 	}
-	return apps.OriginTakenAt(root, volumes, pairings)
+	return apps.OriginTakenAt(handle, sites...)
 }

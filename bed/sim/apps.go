@@ -13,8 +13,6 @@ import (
 	"github.com/baton-dr/baton/bed/ramen"
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/storage/backend"
-	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/core"
 	"github.com/baton-dr/baton/workload"
 )
 
@@ -90,26 +88,12 @@ func (p platform) StartPod(site, app string, volumes []apps.Volume) (apps.Pod, e
 // OriginTakenAt finds when the snapshot the chain's active end was cloned
 // from was ordered, from both sites' records (apps.OriginTakenAt).
 func (p platform) OriginTakenAt(handle string) (time.Time, error) {
-	w := p.w
-	defer w.unfaulted()()
-	root, err := chain.ParseRef(handle)
-	if err != nil {
-		return time.Time{}, err
+	defer p.w.unfaulted()()
+	sites := make([]apps.Records, 0, len(p.w.sites))
+	for _, s := range p.w.sites {
+		sites = append(sites, s.Store)
 	}
-	var volumes []core.Volume
-	var pairings []core.Pairing
-	for _, s := range w.sites {
-		vs, err := s.Store.Volumes()
-		if err != nil {
-			return time.Time{}, err
-		}
-		ps, err := s.Store.Pairings()
-		if err != nil {
-			return time.Time{}, err
-		}
-		volumes, pairings = append(volumes, vs...), append(pairings, ps...)
-	}
-	return apps.OriginTakenAt(root, volumes, pairings)
+	return apps.OriginTakenAt(handle, sites...)
 }
 
 // pod is an application's pod on a node of the simulation.
