@@ -117,8 +117,11 @@ func printResult(w io.Writer, r reports.Result) {
 			kind = "planned"
 		}
 		fmt.Fprintf(w, "  %s move of %s/%s %s->%s: lost %d acknowledged writes, RPO %s", kind, f.App, f.Volume, f.From, f.To, f.LostWrites, f.RPO)
-		if f.RPOBound > 0 {
+		switch {
+		case f.RPOBound > 0 && f.LostBeforeCut >= 0:
 			fmt.Fprintf(w, " (the oldest lost write %s before the cut; the bound allows %s)", f.LostBeforeCut.Round(time.Millisecond), f.RPOBound)
+		case f.RPOBound > 0:
+			fmt.Fprintf(w, " (every lost write after the cut; the bound allows %s before it)", f.RPOBound)
 		}
 		fmt.Fprintln(w)
 	}

@@ -23,7 +23,7 @@ func (s *Site) Failover(source chain.Ref, force bool) (Volume, error) {
 	if source.Cluster == s.config.Cluster {
 		return Volume{}, fmt.Errorf("%w: %s is local; fail-over clones a member of the other site", ErrInvalid, source)
 	}
-	r, found, err := s.replica(source)
+	r, found, err := s.failoverReplica(source)
 	if err != nil {
 		return Volume{}, err
 	}
