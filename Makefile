@@ -4,22 +4,30 @@ GO      ?= go
 BIN     ?= bin
 SEEDS   ?= 100
 FUZZTIME ?= 20s
+# COMMIT stamps batonctl (`batonctl version`, results.json's "commit"): go run
+# records no version control information, and go build none with
+# -buildvcs=false. Empty outside git.
+COMMIT  ?= $(shell c=$$(git rev-parse HEAD 2>/dev/null) && { git diff --quiet HEAD 2>/dev/null || c=$$c-dirty; echo $$c; })
+LDFLAGS  = -X main.commit=$(COMMIT)
 
-.PHONY: help build test sim localbed realbed realbed-down webapps-test vmtest images crds lint bench fuzz clean controlplane
+.PHONY: help build test sim gates localbed realbed realbed-down webapps-test vmtest images crds lint bench fuzz clean controlplane
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
 build: ## build every package and the five binaries into bin/
 	$(GO) build ./...
-	$(GO) build -o $(BIN)/ ./cmd/...
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/...
 
 controlplane: ## build (or find cached) kube-apiserver, etcd and kubectl
 	@bash ci/controlplane/build.sh
 
 # The test control plane (kube-apiserver, etcd, kubectl v1.37.2) is built from
 # source into ~/.cache/baton on first use; warm, finding it costs well under a second.
+# The tests also need xfsprogs, btrfs-progs, chromium and a few more Debian
+# packages: ci/packages.sh installs what is missing (as root) or names it.
 test: ## run every test, including the envtest suites on a real API server
+	@bash ci/packages.sh
 	@assets=$$(bash ci/controlplane/build.sh) && \
 	  echo "KUBEBUILDER_ASSETS=$$assets" && \
 	  KUBEBUILDER_ASSETS=$$assets $(GO) test -count=1 ./... && \
@@ -27,7 +35,10 @@ test: ## run every test, including the envtest suites on a real API server
 	  $(GO) test -count=1 -tags baton_bugs -run 'Catches|Replay' ./sweep/
 
 sim: ## sweep every scenario over SEEDS seeds on the simulation bed; report in out/sim
-	$(GO) run ./cmd/batonctl sim sweep --scenarios all --seeds $(SEEDS) --out out/sim
+	$(GO) run -ldflags '$(LDFLAGS)' ./cmd/batonctl sim sweep --scenarios all --seeds $(SEEDS) --out out/sim
+
+gates: ## run the CI gates of ci/gates.yaml (scenario sweeps on the simulation); reports in out/ci
+	$(GO) run -ldflags '$(LDFLAGS)' ./cmd/batonctl ci gates --file ci/gates.yaml --out out/ci
 
 # The local bed needs root (network namespaces, loop devices, btrfs) and the
 # control plane; each scenario runs on a bed of its own (about 15 s to start).
@@ -36,7 +47,7 @@ sim: ## sweep every scenario over SEEDS seeds on the simulation bed; report in o
 LOCALBED_SCENARIOS ?= wordpress/relocate wordpress/failover
 localbed: ## run the scenarios on real kube-apiservers, binaries and network namespaces (root)
 	@assets=$$(bash ci/controlplane/build.sh) && \
-	  $(GO) build -o $(BIN)/ ./cmd/baton-controller ./cmd/baton-node ./cmd/baton-csi ./cmd/batonctl && \
+	  $(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/baton-controller ./cmd/baton-node ./cmd/baton-csi ./cmd/batonctl && \
 	  KUBEBUILDER_ASSETS=$$assets $(BIN)/batonctl scenario run $(LOCALBED_SCENARIOS) --bed local --bin $(BIN) --out out/localbed && \
 	  { lacking=$$($(BIN)/batonctl scenario lacking 2>&1) || { echo "make localbed: $${lacking#batonctl: }" >&2; exit 1; }; }
 

@@ -34,10 +34,7 @@ func TestMoveLossesHoldTheRecoveryPoint(t *testing.T) {
 		{"a fail-over loses a write the snapshot carried", ordered.Add(-time.Nanosecond), false, "volume: lost a write the last sync carried"},
 		{"a fail-over loses writes after the recovery point", ordered, false, ""},
 	} {
-		broken, unchecked := MoveLosses("wp", lost(c.oldest), c.planned, origin, at)
-		if len(unchecked) > 0 {
-			t.Errorf("%s: unchecked %v", c.name, unchecked)
-		}
+		broken := MoveLosses("wp", lost(c.oldest), c.planned, origin, at)
 		switch {
 		case c.invariant == "" && len(broken) > 0:
 			t.Errorf("%s: %+v, want none", c.name, broken)
@@ -45,9 +42,48 @@ func TestMoveLossesHoldTheRecoveryPoint(t *testing.T) {
 			t.Errorf("%s: %+v, want one %q naming db", c.name, broken, c.invariant)
 		}
 	}
-	broken, unchecked := MoveLosses("wp", lost(ordered.Add(-time.Hour)), false,
+	// A check that could not run breaks the invariant: the loss may be
+	// anything (it was once an event line beside a PASSED verdict).
+	broken := MoveLosses("wp", lost(ordered.Add(-time.Hour)), false,
 		func(int) (time.Time, error) { return time.Time{}, errors.New("no pairing lists it") }, at)
-	if len(broken) != 0 || len(unchecked) != 1 || !strings.Contains(unchecked[0].Error(), "no pairing lists it") {
-		t.Fatalf("an origin not found: broken %+v, unchecked %v; want it unchecked and said", broken, unchecked)
+	if len(broken) != 1 || broken[0].Invariant != InvariantLossUnchecked || !strings.Contains(broken[0].Message, "no pairing lists it") {
+		t.Fatalf("an origin not found: %+v; want one %q saying why", broken, InvariantLossUnchecked)
+	}
+}
+
+func TestRecoveryFloorReachesBackOverFaults(t *testing.T) {
+	cut := time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC)
+	interval := time.Minute
+	span := RPOIntervals * interval
+	at := func(minutes int) time.Time { return cut.Add(time.Duration(minutes) * time.Minute) }
+	for _, c := range []struct {
+		name   string
+		faults []Window
+		want   time.Time
+	}{
+		{"no fault: k intervals before the cut", nil, cut.Add(-span)},
+		{"a fault long over does not count", []Window{{at(-30), at(-20)}}, cut.Add(-span)},
+		{"a fault ending just before the cut: from its start", []Window{{at(-3), at(-1)}}, at(-3).Add(-span)},
+		{"a fault still on at the cut", []Window{{at(-2), time.Time{}}}, at(-2).Add(-span)},
+		{"a fault within the span of the one it moved the floor to", []Window{{at(-3), at(-1)}, {at(-9), at(-6)}}, at(-9).Add(-span)},
+		{"a fault after the cut does not count", []Window{{at(1), at(2)}}, cut.Add(-span)},
+	} {
+		if got := RecoveryFloor(cut, interval, c.faults); !got.Equal(c.want) {
+			t.Errorf("%s: floor %s, want %s", c.name, got.Sub(cut), c.want.Sub(cut))
+		}
+	}
+}
+
+func TestLossesBeyondTheFloorBreakTheBound(t *testing.T) {
+	cut := time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC)
+	floor := cut.Add(-4 * time.Minute)
+	verdict := workload.Verdict{Volumes: []workload.VolumeVerdict{
+		{Volume: "db", Lost: workload.LostWrites{Acknowledged: 9, Oldest: floor.Add(-time.Second), RPO: 5 * time.Minute}},
+		{Volume: "uploads", Lost: workload.LostWrites{Acknowledged: 2, Oldest: floor}},
+		{Volume: "logs"},
+	}}
+	broken := LossesBeyond("wp", verdict, cut, floor, time.Minute)
+	if len(broken) != 1 || broken[0].Invariant != InvariantRPOBound || !strings.Contains(broken[0].Message, "of db") {
+		t.Fatalf("%+v, want db alone beyond the bound", broken)
 	}
 }

@@ -106,6 +106,15 @@ type eventRow struct {
 	At, Site, Kind, Detail, Class string
 }
 
+// shippedVsChanged is a scenario's bytes shipped and changed, or says that
+// its bed recorded no sync: "0 B / 0 B" would read as a measurement.
+func shippedVsChanged(summary scenarioSummary) string {
+	if summary.Syncs == 0 {
+		return "not measured"
+	}
+	return formatBytes(summary.ShippedBytes) + " / " + formatBytes(summary.ChangedBytes)
+}
+
 func buildPage(run Run) pageView {
 	sorted := sortedResults(run.Results)
 	chosen, leftOut := selectDetails(sorted)
@@ -132,7 +141,7 @@ func buildPage(run Run) pageView {
 			Failed: summary.Failed, Errored: summary.Errored, WorstRPO: formatDuration(summary.WorstRPO),
 			PlannedLostWrites: summary.LostWrites,
 			Seeds:             fmt.Sprintf("%d-%d", summary.SeedFirst, summary.SeedLast),
-			Bytes:             formatBytes(summary.ShippedBytes) + " / " + formatBytes(summary.ChangedBytes)}
+			Bytes:             shippedVsChanged(summary)}
 		for i := first; i < first+summary.Results; i++ {
 			r := sorted[i]
 			row.Cells = append(row.Cells, seedCell{Class: "seed seed-" + verdictClass(r.Verdict), Href: href(i),

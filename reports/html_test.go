@@ -137,3 +137,19 @@ func TestHTMLLargeRunStaysUsable(t *testing.T) {
 	}
 	t.Logf("1,000 results: %d failures, %d detail sections, %.1f MiB", failures, sections, float64(len(page))/(1<<20))
 }
+
+// A bed that records no sync (the local bed) has its bytes "not measured":
+// the summary once read "0 B / 0 B", as if nothing had shipped.
+func TestHTMLSaysBytesNotMeasuredWithoutSyncs(t *testing.T) {
+	run := reportstest.SampleRun()
+	for i := range run.Results {
+		run.Results[i].Syncs = nil
+	}
+	page := render(t, reports.WriteHTML, run)
+	if strings.Contains(page, "0 B / 0 B") || !strings.Contains(page, ">not measured<") {
+		t.Fatalf("the summary of a run without syncs does not say its bytes were not measured")
+	}
+	if !strings.Contains(render(t, reports.WriteHTML, reportstest.SampleRun()), " / ") {
+		t.Fatal("a run with syncs lost its bytes shipped / changed")
+	}
+}

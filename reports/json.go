@@ -101,6 +101,9 @@ type JSONFailover struct {
 	LostWrites int     `json:"lost_writes"`
 	RPOMs      float64 `json:"rpo_ms"`
 	RTOMs      float64 `json:"rto_ms"`
+	// LostBeforeCutMs and RPOBoundMs: see Failover.
+	LostBeforeCutMs float64 `json:"lost_before_cut_ms,omitempty"`
+	RPOBoundMs      float64 `json:"rpo_bound_ms,omitempty"`
 }
 
 // JSONSync is one snapshot shipped between sites.
@@ -203,7 +206,8 @@ func jsonResult(result Result) JSONResult {
 	for _, f := range result.Failovers {
 		out.Failovers = append(out.Failovers, JSONFailover{App: f.App, Volume: f.Volume, From: f.From, To: f.To,
 			Planned: f.Planned, AtMs: milliseconds(offset(result, f.At)), LostWrites: f.LostWrites,
-			RPOMs: milliseconds(f.RPO), RTOMs: milliseconds(f.RTO)})
+			RPOMs: milliseconds(f.RPO), RTOMs: milliseconds(f.RTO), LostBeforeCutMs: milliseconds(f.LostBeforeCut),
+			RPOBoundMs: milliseconds(f.RPOBound)})
 	}
 	for _, s := range result.Syncs {
 		out.Syncs = append(out.Syncs, JSONSync{Volume: s.Volume, From: s.From, To: s.To,

@@ -32,6 +32,7 @@ type scenarioSummary struct {
 	LostWrites    int // by planned relocations, which must lose none
 	ShippedBytes  uint64
 	ChangedBytes  uint64
+	Syncs         int // recorded; a bed that records none did not measure the bytes
 	ViolationsAll int
 }
 
@@ -62,6 +63,7 @@ func summarize(sorted []Result) []scenarioSummary {
 		shipped, changed := syncTotals(result)
 		summary.ShippedBytes += shipped
 		summary.ChangedBytes += changed
+		summary.Syncs += len(result.Syncs)
 		summary.ViolationsAll += len(result.Violations)
 	}
 	return summaries

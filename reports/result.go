@@ -81,6 +81,12 @@ type Failover struct {
 	RPO time.Duration
 	// RTO is from the decision to fail over until the new primary served.
 	RTO time.Duration
+	// LostBeforeCut is how long before the cut (the old primary cut off
+	// from its peer) the oldest lost write was acknowledged, and RPOBound
+	// what the bound allowed (bed.RecoveryFloor): an unplanned move's RPO,
+	// measured when the new primary took over, also counts the isolation
+	// and the fail-over itself. Zero for a planned move, or nothing lost.
+	LostBeforeCut, RPOBound time.Duration
 }
 
 // Sync is one shipment of a snapshot between sites.

@@ -70,6 +70,18 @@ func selectDetails(sorted []Result) (chosen []detail, failuresLeftOut int) {
 	return append(chosen, samples...), leftOut
 }
 
+// Samples are the passed results report.html draws in full as samples --
+// per scenario the worst RPO and the lowest seed -- as indexes into
+// results, which must be sorted by scenario, then seed (as a sweep returns
+// them). A sweep that keeps only failed results' timelines restores these.
+func Samples(sorted []Result) []int {
+	var out []int
+	for _, d := range samplePassed(sorted) {
+		out = append(out, d.index)
+	}
+	return out
+}
+
 // samplePassed picks per scenario the passed result with the worst RPO and
 // the passed result with the lowest seed (one result when they coincide).
 func samplePassed(sorted []Result) []detail {

@@ -104,8 +104,9 @@ func deployAndProtect(s *Script) error {
 	if err := s.phase("protect", func() error { return s.Bed.Protect(s.App.Name) }); err != nil {
 		return err
 	}
-	return s.phase("write for 3 minutes", func() error {
-		if err := s.Bed.Run(3 * time.Minute); err != nil {
+	writing := s.about(3 * time.Minute)
+	return s.phase("write for "+writing.String(), func() error {
+		if err := s.Bed.Run(writing); err != nil {
 			return err
 		}
 		_, err := s.verify(true)
@@ -132,7 +133,8 @@ func relocateTwice(s *Script) error {
 	if err := s.relocate(b); err != nil {
 		return err
 	}
-	if err := s.phase("write for 2 minutes", func() error { return s.Bed.Run(2 * time.Minute) }); err != nil {
+	writing := s.about(2 * time.Minute)
+	if err := s.phase("write for "+writing.String(), func() error { return s.Bed.Run(writing) }); err != nil {
 		return err
 	}
 	return s.relocate(a)
@@ -146,7 +148,8 @@ func failoverAndBack(s *Script) error {
 	if err := s.failover(b); err != nil {
 		return err
 	}
-	if err := s.phase("write on "+b+" while "+a+" is away", func() error { return s.Bed.Run(2 * time.Minute) }); err != nil {
+	away := s.about(2 * time.Minute)
+	if err := s.phase("write on "+b+" while "+a+" is away", func() error { return s.Bed.Run(away) }); err != nil {
 		return err
 	}
 	if err := s.phase(a+" returns and resyncs", func() error {

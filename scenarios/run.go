@@ -22,7 +22,7 @@ func (sc Scenario) Run(b bed.Bed, options Options) reports.Result {
 	result := reports.Result{Scenario: sc.Name, Seed: options.Seed, Replay: options.Replay, Started: b.Now()}
 	app := bed.App{Name: string(sc.Kind), Kind: sc.Kind, Site: b.Sites()[0]}
 	s := &Script{Bed: b, App: app, Chaos: options.Chaos, result: &result,
-		rng: rand.New(rand.NewPCG(options.Seed, 0x5ce7a410))}
+		rng: rand.New(rand.NewPCG(options.Seed, 0x5ce7a410)), pace: rand.New(rand.NewPCG(options.Seed, 0x9ace7))}
 	err := sc.run(s)
 	result.Duration = b.Now().Sub(result.Started)
 	result.Violations = b.Violations()

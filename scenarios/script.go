@@ -16,11 +16,19 @@ type Script struct {
 	Bed bed.Bed
 	App bed.App
 	// Chaos, when set, injects a fault at phase boundaries, chosen by rng.
-	Chaos  bool
-	rng    *rand.Rand
+	Chaos bool
+	rng   *rand.Rand
+	// pace draws the story's own timing (about): how long the application
+	// writes between moves and how long a site is cut off before the
+	// fail-over, so that seeds fail over at other moments of the sync cycle.
+	// A stream of its own: the chaos draws stay the same.
+	pace   *rand.Rand
 	result *reports.Result
 	// hub is the bed's, for the hub's stories.
 	hub bed.StorageHub
+	// faults are the spans of the faults boundary injected, for the RPO
+	// bound of a later fail-over.
+	faults []bed.Window
 }
 
 // ErrVerification: the application's data broke a volume invariant.
@@ -73,6 +81,8 @@ func (s *Script) boundary() error {
 	}
 	sites := s.Bed.Sites()
 	duration := time.Duration(10+s.rng.IntN(170)) * time.Second
+	start := s.Bed.Now()
+	defer func() { s.faults = append(s.faults, bed.Window{Start: start, End: s.Bed.Now()}) }()
 	switch s.rng.IntN(8) {
 	case 4:
 		link, err := bed.Can[bed.LinkDegrader](s.Bed, "chaos: a degraded link")
@@ -145,6 +155,11 @@ func (s *Script) boundary() error {
 	return nil
 }
 
+// about is d varied by the seed: drawn from [d/2, 3d/2), to the second.
+func (s *Script) about(d time.Duration) time.Duration {
+	return (d/2 + time.Duration(s.pace.Int64N(int64(d)))).Round(time.Second)
+}
+
 // node draws a site and one of its storage nodes.
 func (s *Script) node(sites []string) (site, node string) {
 	site = sites[s.rng.IntN(len(sites))]
@@ -206,17 +221,19 @@ func (s *Script) relocate(to string) error {
 // failover isolates the application's site and fails over to the other one.
 func (s *Script) failover(to string) error {
 	var from string
+	var cut time.Time
 	if err := s.phase("isolate the primary site", func() error {
 		var err error
 		if from, err = s.Bed.Where(s.App.Name); err != nil {
 			return err
 		}
+		cut = s.Bed.Now()
 		for _, other := range append([]string{"hub"}, s.Bed.Sites()...) {
 			if other != from {
 				s.Bed.Partition(from, other, true)
 			}
 		}
-		return s.Bed.Run(30 * time.Second)
+		return s.Bed.Run(s.about(30 * time.Second))
 	}); err != nil {
 		return err
 	}
@@ -227,8 +244,36 @@ func (s *Script) failover(to string) error {
 			return err
 		}
 		s.recordFailover(v, from, to, false, start)
-		return judge(v, false)
+		if err := judge(v, false); err != nil {
+			return err
+		}
+		return s.withinRPOBound(v, cut)
 	})
+}
+
+// withinRPOBound holds an unplanned move to its RPO bound (bed.RecoveryFloor):
+// a bed that cannot state its replication interval fails it, for a check
+// that could not run never passes.
+func (s *Script) withinRPOBound(v workload.Verdict, cut time.Time) error {
+	paced, err := bed.Can[bed.Paced](s.Bed, "the RPO bound of a fail-over")
+	if err != nil {
+		return err
+	}
+	interval, err := paced.ReplicationInterval()
+	if err != nil {
+		return fmt.Errorf("the RPO bound of a fail-over: %w", err)
+	}
+	floor := bed.RecoveryFloor(cut, interval, s.faults)
+	moved := s.result.Failovers[len(s.result.Failovers)-len(v.Volumes):]
+	for i, vol := range v.Volumes {
+		if vol.Lost.Acknowledged > 0 {
+			moved[i].LostBeforeCut, moved[i].RPOBound = cut.Sub(vol.Lost.Oldest), cut.Sub(floor)
+		}
+	}
+	if broken := bed.LossesBeyond(s.App.Name, v, cut, floor, interval); len(broken) > 0 {
+		return fmt.Errorf("%w: %s", ErrVerification, broken[0].Message)
+	}
+	return nil
 }
 
 func (s *Script) recordFailover(v workload.Verdict, from, to string, planned bool, start time.Time) {

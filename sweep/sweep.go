@@ -157,11 +157,39 @@ feed:
 		}
 		return int(a.Seed) - int(b.Seed)
 	})
+	retrace(results, options)
 	return reports.Run{Name: "sim sweep", Bed: "sim", Started: started, Duration: time.Since(started), Results: results}
 }
 
+// retrace runs the passed results the report samples (reports.Samples) once
+// more to restore the timelines trim dropped: a sampled result is drawn with
+// its site and hub lanes, as a single run's report is. A replay whose event
+// log differs from the first run's is a determinism bug, and errs.
+func retrace(results []reports.Result, options Options) {
+	byName := map[string]scenarios.Scenario{}
+	for _, sc := range options.Scenarios {
+		byName[sc.Name] = sc
+	}
+	for _, i := range reports.Samples(results) {
+		r := &results[i]
+		sc, found := byName[r.Scenario]
+		if len(r.Timeline) > 0 || !found {
+			continue
+		}
+		again := One(sc, r.Seed, options.Chaos)
+		if again.EventLogHash != r.EventLogHash || again.Verdict != r.Verdict {
+			r.Verdict = reports.Errored
+			r.Error = fmt.Sprintf("the replay for the report diverged: event log %s (%s), first run %s (%s)",
+				again.EventLogHash, again.Verdict, r.EventLogHash, r.Verdict)
+			continue
+		}
+		r.Timeline = again.Timeline
+	}
+}
+
 // trim keeps the timeline of failed runs only: a passed run replays from its
-// seed, and a thousand timelines would make the report heavy.
+// seed, and a thousand timelines would make the report heavy; retrace
+// restores the sampled ones.
 func trim(r reports.Result) []reports.Event {
 	if r.Verdict == reports.Passed {
 		return nil

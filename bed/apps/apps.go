@@ -255,15 +255,18 @@ func (s *Apps) land(a *App, site string, planned bool) (workload.Verdict, error)
 }
 
 // checkLoss holds the volume invariant of a move (bed.MoveLosses); a
-// volume whose origin the records no longer show is said to be unchecked.
+// volume whose origin the records do not show breaks it too.
 func (s *Apps) checkLoss(a *App, verdict workload.Verdict, planned bool) {
 	p := s.config.Platform
-	origin := func(i int) (time.Time, error) { return p.OriginTakenAt(a.Volumes[i].Handle) }
-	broken, unchecked := bed.MoveLosses(a.Spec.Name, verdict, planned, origin, p.At)
-	for _, err := range unchecked {
-		p.Event("", reports.EventAction, "%v", err)
+	origin := func(i int) (time.Time, error) {
+		taken, err := p.OriginTakenAt(a.Volumes[i].Handle)
+		if err == nil {
+			p.Event("", reports.EventAction, "%s's %s: the recovery point (its origin ordered) %s, %s before the verdict",
+				a.Spec.Name, verdict.Volumes[i].Volume, p.At(taken), p.Now().Sub(taken))
+		}
+		return taken, err
 	}
-	for _, v := range broken {
+	for _, v := range bed.MoveLosses(a.Spec.Name, verdict, planned, origin, p.At) {
 		p.Violate(v.Invariant, v.Message)
 	}
 }

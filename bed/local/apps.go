@@ -13,8 +13,6 @@ import (
 
 	"github.com/baton-dr/baton/bed/apps"
 	"github.com/baton-dr/baton/reports"
-	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/core"
 	"github.com/baton-dr/baton/workload"
 )
 
@@ -175,48 +173,11 @@ func blockCapability() *csispec.VolumeCapability {
 }
 
 // OriginTakenAt finds when the snapshot the chain's active end was cloned
-// from was taken on its predecessor's site, from the sites' records.
+// from was ordered, from both sites' records (apps.OriginTakenAt).
 func (p platform) OriginTakenAt(handle string) (time.Time, error) {
-	root, err := chain.ParseRef(handle)
-	if err != nil {
-		return time.Time{}, err
-	}
-	volumes := map[chain.Ref]core.Volume{}
+	sites := make([]apps.Records, 0, len(p.b.sites))
 	for _, s := range p.b.sites {
-		vs, err := s.store.Volumes()
-		if err != nil {
-			return time.Time{}, err
-		}
-		for _, v := range vs {
-			if v.Root == root {
-				volumes[v.Ref] = v
-			}
-		}
+		sites = append(sites, s.store)
 	}
-	var end core.Volume
-	for _, v := range volumes {
-		if v.Successor.IsZero() && v.State == chain.Active {
-			end = v
-		}
-	}
-	if end.Origin.GUID == "" {
-		return time.Time{}, fmt.Errorf("the active end of %s records no origin snapshot", handle)
-	}
-	for _, s := range p.b.sites {
-		pairings, err := s.store.Pairings()
-		if err != nil {
-			return time.Time{}, err
-		}
-		for _, pairing := range pairings {
-			if pairing.Source != end.Predecessor {
-				continue
-			}
-			for _, sn := range pairing.Snapshots {
-				if sn.GUID == end.Origin.GUID {
-					return sn.TakenAt, nil
-				}
-			}
-		}
-	}
-	return time.Time{}, fmt.Errorf("no pairing of %s still lists snapshot %s", end.Predecessor, end.Origin.Snapshot)
+	return apps.OriginTakenAt(handle, sites...)
 }

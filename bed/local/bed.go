@@ -205,6 +205,10 @@ func (b *Bed) Dir() string { return b.dir }
 // Name is "local".
 func (b *Bed) Name() string { return "local" }
 
+// ReplicationInterval is the sites' snapshot interval, in wall time (the
+// StorageClusters' replicationInterval the bed writes).
+func (b *Bed) ReplicationInterval() (time.Duration, error) { return b.options.ReplicationInterval, nil }
+
 // Sites are the two sites.
 func (b *Bed) Sites() []string { return slices.Clone(SiteNames) }
 

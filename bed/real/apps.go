@@ -8,10 +8,9 @@ import (
 	"time"
 
 	"github.com/baton-dr/baton/bed"
+	"github.com/baton-dr/baton/bed/apps"
 	"github.com/baton-dr/baton/bed/ramen"
 	"github.com/baton-dr/baton/reports"
-	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/core"
 	"github.com/baton-dr/baton/workload"
 )
 
@@ -329,52 +328,17 @@ func (b *Bed) app(name string) (*app, error) {
 func (b *Bed) checkLoss(a *app, verdict workload.Verdict, planned bool) {
 	origin := func(i int) (time.Time, error) { return b.originTakenAt(a.volumes[i].handle) }
 	at := func(t time.Time) string { return t.Format(time.RFC3339Nano) }
-	broken, unchecked := bed.MoveLosses(a.spec.Name, verdict, planned, origin, at)
-	for _, err := range unchecked {
-		b.event("", reports.EventAction, "%v", err)
-	}
-	for _, v := range broken {
+	for _, v := range bed.MoveLosses(a.spec.Name, verdict, planned, origin, at) {
 		b.violate(v.Invariant, v.Message)
 	}
 }
 
 // originTakenAt finds when the snapshot the chain's active end was cloned
-// from was taken on its predecessor's site, from both sites' records.
+// from was ordered, from both sites' records (apps.OriginTakenAt).
 func (b *Bed) originTakenAt(handle string) (time.Time, error) {
-	root, err := chain.ParseRef(handle)
-	if err != nil {
-		return time.Time{}, err
-	}
-	var end core.Volume
-	var pairings []core.Pairing
+	sites := make([]apps.Records, 0, len(b.sites))
 	for _, s := range b.sites {
-		vs, err := s.store.Volumes()
-		if err != nil {
-			return time.Time{}, err
-		}
-		for _, v := range vs {
-			if v.Root == root && v.Successor.IsZero() && v.State == chain.Active {
-				end = v
-			}
-		}
-		ps, err := s.store.Pairings()
-		if err != nil {
-			return time.Time{}, err
-		}
-		pairings = append(pairings, ps...)
+		sites = append(sites, s.store)
 	}
-	if end.Origin.GUID == "" {
-		return time.Time{}, fmt.Errorf("the active end of %s records no origin snapshot", handle)
-	}
-	for _, p := range pairings {
-		if p.Source != end.Predecessor {
-			continue
-		}
-		for _, sn := range p.Snapshots {
-			if sn.GUID == end.Origin.GUID {
-				return sn.TakenAt, nil
-			}
-		}
-	}
-	return time.Time{}, fmt.Errorf("no pairing of %s still lists snapshot %s", end.Predecessor, end.Origin.Snapshot)
+	return apps.OriginTakenAt(handle, sites...)
 }

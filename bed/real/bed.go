@@ -207,6 +207,26 @@ func (b *Bed) Close() error {
 // Name is "real".
 func (b *Bed) Name() string { return "real" }
 
+// ReplicationInterval is the sites' snapshot interval as their pairings
+// record it (the operator's default unless the chart's values set one): the
+// longest, should the sites differ.
+func (b *Bed) ReplicationInterval() (time.Duration, error) {
+	var longest time.Duration
+	for _, s := range b.sites {
+		pairings, err := s.store.Pairings()
+		if err != nil {
+			return 0, err
+		}
+		for _, p := range pairings {
+			longest = max(longest, p.Interval)
+		}
+	}
+	if longest == 0 {
+		return 0, errors.New("no pairing records a replication interval yet")
+	}
+	return longest, nil
+}
+
 // Sites are the two sites' scenario names.
 func (b *Bed) Sites() []string { return []string{SiteA.Site, SiteB.Site} }
 

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -14,7 +13,6 @@ import (
 	"github.com/baton-dr/baton/bed/ramen"
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/storage/backend"
-	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/workload"
 )
 
@@ -88,41 +86,14 @@ func (p platform) StartPod(site, app string, volumes []apps.Volume) (apps.Pod, e
 }
 
 // OriginTakenAt finds when the snapshot the chain's active end was cloned
-// from was taken on the old site, from the sites' records.
+// from was ordered, from both sites' records (apps.OriginTakenAt).
 func (p platform) OriginTakenAt(handle string) (time.Time, error) {
-	w := p.w
-	defer w.unfaulted()()
-	ref, err := chain.ParseRef(handle)
-	if err != nil {
-		return time.Time{}, err
+	defer p.w.unfaulted()()
+	sites := make([]apps.Records, 0, len(p.w.sites))
+	for _, s := range p.w.sites {
+		sites = append(sites, s.Store)
 	}
-	var end, source chain.Member
-	records := w.records()[ref]
-	for _, m := range records {
-		if m.Successor.IsZero() && m.State == chain.Active {
-			end = m
-		}
-	}
-	for _, m := range records {
-		if m.Ref == end.Predecessor {
-			source = m
-		}
-	}
-	newSite, oldSite := w.Site(string(end.Ref.Cluster)), w.Site(string(source.Ref.Cluster))
-	v, err := newSite.Control.Volume(end.Ref)
-	if err != nil {
-		return time.Time{}, err
-	}
-	pairing, found, err := oldSite.Control.Pairing(source.Ref)
-	if err != nil || !found {
-		return time.Time{}, errors.Join(err, errors.New("origin not recorded"))
-	}
-	for _, s := range pairing.Snapshots {
-		if s.GUID == v.Origin.GUID {
-			return s.TakenAt, nil
-		}
-	}
-	return time.Time{}, errors.New("origin not recorded")
+	return apps.OriginTakenAt(handle, sites...)
 }
 
 // pod is an application's pod on a node of the simulation.

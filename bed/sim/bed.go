@@ -27,6 +27,7 @@ var (
 	_ bed.PoolFiller        = (*World)(nil)
 	_ bed.APIFailer         = (*World)(nil)
 	_ bed.StoreFailer       = (*World)(nil)
+	_ bed.Paced             = (*World)(nil)
 )
 
 // Name is the bed's name.
@@ -34,6 +35,11 @@ func (w *World) Name() string { return "sim" }
 
 // Sites are the bed's two sites.
 func (w *World) Sites() []string { return slices.Clone(SiteNames) }
+
+// ReplicationInterval is the sites' snapshot interval.
+func (w *World) ReplicationInterval() (time.Duration, error) {
+	return w.options.ReplicationInterval, nil
+}
 
 // Now is simulated time.
 func (w *World) Now() time.Time { return w.Sim.Now() }

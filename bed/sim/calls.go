@@ -86,16 +86,17 @@ func (w *World) recordCall(c Call) {
 	}
 }
 
-// everyPass runs f as a pass at each period from now on; a pass that took
-// longer than period delays the next, as a controller's loop that is still
-// busy when its ticker fires.
+// everyPass runs f as a pass at each period, the first after a phase drawn
+// from (0, period] (the loops of a world do not all tick together); a pass
+// that took longer than period delays the next, as a controller's loop that
+// is still busy when its ticker fires.
 func (w *World) everyPass(period time.Duration, label string, f func()) {
 	var tick func()
 	tick = func() {
 		took := w.Timed(f)
 		w.Sim.After(max(period, took), label, tick)
 	}
-	w.Sim.After(period, label, tick)
+	w.Sim.After(time.Duration(1+w.variation.Int64N(int64(period))), label, tick)
 }
 
 // simLock is a lock in simulated time. The calls that take it run at once,

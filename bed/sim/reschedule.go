@@ -79,19 +79,25 @@ func (w *World) reschedule() {
 	}
 }
 
-// upNode is a node of site that is up, preferring one other than avoid.
+// upNode is a node of site that is up, preferring one other than avoid; the
+// seed's scheduler stream chooses among those, as a scheduler's scoring
+// would, so that a sweep explores every node (variation.go).
 func (w *World) upNode(site string, avoid *Node) *Node {
+	var candidates []*Node
 	var fallback *Node
 	for _, n := range w.Site(site).Nodes {
 		switch {
 		case !n.Up:
 		case n != avoid:
-			return n
+			candidates = append(candidates, n)
 		default:
 			fallback = n
 		}
 	}
-	return fallback
+	if len(candidates) == 0 {
+		return fallback
+	}
+	return candidates[w.Sim.Rand("bed/scheduler").IntN(len(candidates))]
 }
 
 // resumeOn verifies the application where its pod came back and lets it go

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/baton-dr/baton/bed/apps"
@@ -71,6 +72,8 @@ type World struct {
 	// hub is the OCM hub; nil with memory records.
 	hub     *Hub
 	checker *chain.Checker
+	// variation draws what a seed varies besides faults (variation.go).
+	variation *rand.Rand
 	// ramen is Ramen's hub and the sites' csi-addons controllers.
 	ramen *ramen.Driver
 
@@ -98,7 +101,6 @@ var SiteNames = []string{"site-a", "site-b"}
 
 // New assembles a world and starts its loops.
 func New(options Options) (*World, error) {
-	options = options.withDefaults()
 	if options.Undeployed && options.Records != CRDRecords {
 		return nil, fmt.Errorf("bed/sim: undeployed sites need CRD records: the deployment flow runs on the sites' API servers")
 	}
@@ -106,7 +108,12 @@ func New(options Options) (*World, error) {
 	if options.Scenario != "" {
 		worldOptions = append([]simworld.Option{simworld.WithScenario(options.Scenario)}, worldOptions...)
 	}
-	w := &World{options: options, Sim: simworld.NewWorld(options.Seed, worldOptions...), checker: chain.NewChecker(),
+	kernel := simworld.NewWorld(options.Seed, worldOptions...)
+	variation := kernel.Rand("bed/variation")
+	options = vary(options, variation).withDefaults()
+	kernel.Logf("variation", "replication interval %s, sites' link %s one way at %d B/s",
+		options.ReplicationInterval, options.SiteLink.Latency, options.SiteLink.BandwidthBytesPerSecond)
+	w := &World{options: options, Sim: kernel, variation: variation, checker: chain.NewChecker(),
 		writes: map[string]int{}, reported: map[string]bool{}, synced: map[string]bool{},
 		shippedAt: map[chain.Ref]time.Time{}, apiFaults: map[string]*apiFault{}}
 	w.Net = network.New(w.Sim, network.LinkOptions{Latency: 200 * time.Microsecond})
@@ -140,8 +147,8 @@ func New(options Options) (*World, error) {
 		hub.start()
 	}
 	w.failAPIServers()
-	w.every(stepPeriod, "applications step", w.step)
-	w.every(vrPeriod, "csi-addons controllers", w.reconcileVRs)
+	w.everyAbout(stepPeriod, "applications step", w.step)
+	w.everyPhased(vrPeriod, "csi-addons controllers", w.reconcileVRs)
 	w.every(10*time.Second, "observe", w.observeTick)
 	return w, nil
 }

@@ -71,6 +71,9 @@ func runGate(cmd *cobra.Command, g gate, out string) error {
 	if g.Bed != "sim" {
 		return fmt.Errorf("bed %q: only the simulation bed gates changes so far", g.Bed)
 	}
+	if err := wantSeeds("seeds", g.Seeds); err != nil {
+		return err
+	}
 	budget, err := time.ParseDuration(g.Budget)
 	if err != nil || budget <= 0 {
 		return fmt.Errorf("budget %q: %v", g.Budget, err)

@@ -28,5 +28,27 @@ block-storage stack for Kubernetes and the test bed that proves it.`,
 		SilenceErrors: true,
 	}
 	root.AddCommand(newVersionCommand(), newCSICommand(), newSimCommand(), newChaosCommand(), newCICommand(), newBenchCommand(), newGetCommand(env), newChainCommand(env), newScenarioCommand(), newRealbedCommand())
+	refuseUnknownSubcommands(root)
 	return root
+}
+
+// refuseUnknownSubcommands makes every command group (a command with
+// subcommands and nothing to run of its own) fail on an argument that names
+// none of its subcommands. Cobra itself does so only at the root: below it,
+// "batonctl sim frobnicate" would print sim's help and exit 0, and a CI step
+// with a typo would pass having run nothing.
+func refuseUnknownSubcommands(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		refuseUnknownSubcommands(sub)
+	}
+	if !c.HasSubCommands() || c.Runnable() {
+		return
+	}
+	c.Args = cobra.ArbitraryArgs
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return fmt.Errorf("unknown command %q for %q; %q lists its commands", args[0], cmd.CommandPath(), cmd.CommandPath()+" --help")
+		}
+		return cmd.Help()
+	}
 }

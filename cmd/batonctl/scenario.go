@@ -94,7 +94,7 @@ func newScenarioRunCommand() *cobra.Command {
 			}
 			if out != "" {
 				run := reports.Run{Name: "scenario run", Bed: bedName, Started: started, Duration: time.Since(started), Results: results}
-				if err := reports.WriteRunDir(out, run); err != nil {
+				if err := writeRunDir(out, run); err != nil {
 					return err
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "report: %s/report.html\n", out)

@@ -74,7 +74,7 @@ func newSimRunCommand() *cobra.Command {
 			if out != "" {
 				run := reports.Run{Name: "sim run", Bed: "sim", Started: started, Duration: time.Since(started),
 					Results: []reports.Result{result}}
-				if err := reports.WriteRunDir(out, run); err != nil {
+				if err := writeRunDir(out, run); err != nil {
 					return err
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "report: %s/report.html\n", out)
@@ -95,7 +95,11 @@ func newSimRunCommand() *cobra.Command {
 }
 
 func printResult(w io.Writer, r reports.Result) {
-	fmt.Fprintf(w, "%s seed %d: %s (event log %s)\n", r.Scenario, r.Seed, strings.ToUpper(string(r.Verdict)), shortHash(r.EventLogHash))
+	log := "event log " + shortHash(r.EventLogHash)
+	if r.EventLogHash == "" {
+		log = "no event log hash: only the simulation replays a run exactly"
+	}
+	fmt.Fprintf(w, "%s seed %d: %s (%s)\n", r.Scenario, r.Seed, strings.ToUpper(string(r.Verdict)), log)
 	for _, p := range r.Phases {
 		mark := "ok  "
 		if !p.OK {
@@ -112,7 +116,14 @@ func printResult(w io.Writer, r reports.Result) {
 		if f.Planned {
 			kind = "planned"
 		}
-		fmt.Fprintf(w, "  %s move of %s/%s %s->%s: lost %d acknowledged writes, RPO %s\n", kind, f.App, f.Volume, f.From, f.To, f.LostWrites, f.RPO)
+		fmt.Fprintf(w, "  %s move of %s/%s %s->%s: lost %d acknowledged writes, RPO %s", kind, f.App, f.Volume, f.From, f.To, f.LostWrites, f.RPO)
+		switch {
+		case f.RPOBound > 0 && f.LostBeforeCut >= 0:
+			fmt.Fprintf(w, " (the oldest lost write %s before the cut; the bound allows %s)", f.LostBeforeCut.Round(time.Millisecond), f.RPOBound)
+		case f.RPOBound > 0:
+			fmt.Fprintf(w, " (every lost write after the cut; the bound allows %s before it)", f.RPOBound)
+		}
+		fmt.Fprintln(w)
 	}
 	for _, v := range r.Violations {
 		fmt.Fprintf(w, "  violation (%s): %s\n", v.Invariant, firstLine(v.Message))
@@ -136,6 +147,9 @@ func newSimSweepCommand() *cobra.Command {
 		Short: "run scenarios over many seeds; print failures with their replay commands",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := wantSeeds("--seeds", seeds); err != nil {
+				return err
+			}
 			selected, err := selectScenarios(names)
 			if err != nil {
 				return err
@@ -157,12 +171,23 @@ func newSimSweepCommand() *cobra.Command {
 	return cmd
 }
 
+// wantSeeds refuses a sweep of no seeds: it would run nothing and pass.
+func wantSeeds(what string, seeds int) error {
+	if seeds < 1 {
+		return fmt.Errorf("%s %d: a sweep needs at least 1 seed per scenario (it would run nothing and pass)", what, seeds)
+	}
+	return nil
+}
+
 func selectScenarios(names string) ([]scenarios.Scenario, error) {
 	if names == "all" || names == "" {
 		return scenarios.Catalogue(), nil
 	}
 	var out []scenarios.Scenario
 	for _, name := range strings.Split(names, ",") {
+		if strings.TrimSpace(name) == "" {
+			return nil, fmt.Errorf("scenarios %q: an empty name", names)
+		}
 		sc, err := scenarios.Find(strings.TrimSpace(name))
 		if err != nil {
 			return nil, err
@@ -196,6 +221,9 @@ func summarise(w io.Writer, run reports.Run, out string) error {
 		c := perScenario[name]
 		fmt.Fprintf(w, "%-22s %5d passed %5d failed\n", name, c[0], c[1])
 	}
+	if len(run.Results) == 0 {
+		return fmt.Errorf("%s ran no run: nothing was tested", run.Name)
+	}
 	rate := float64(len(run.Results)) / run.Duration.Minutes()
 	fmt.Fprintf(w, "%d runs in %s: %.0f seeds/min, %s simulated (%.0fx real time)\n", len(run.Results),
 		run.Duration.Round(time.Second), rate, simulated.Round(time.Minute), simulated.Seconds()/run.Duration.Seconds())
@@ -203,7 +231,7 @@ func summarise(w io.Writer, run reports.Run, out string) error {
 		fmt.Fprintf(w, "FAILED %s seed %d: %s\n  replay: %s\n", f.Scenario, f.Seed, firstLine(failureReason(f)), f.Replay)
 	}
 	if out != "" {
-		if err := reports.WriteRunDir(out, run); err != nil {
+		if err := writeRunDir(out, run); err != nil {
 			return err
 		}
 		fmt.Fprintf(w, "report: %s/report.html\n", out)
@@ -260,6 +288,13 @@ func (p *progress) finish() {
 	if p.terminal {
 		fmt.Fprintln(p.w)
 	}
+}
+
+// writeRunDir writes the run's reports, stamped with the commit batonctl
+// was built from.
+func writeRunDir(out string, run reports.Run) error {
+	run.Commit = revision()
+	return reports.WriteRunDir(out, run)
 }
 
 func firstLine(s string) string {

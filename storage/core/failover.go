@@ -43,7 +43,7 @@ func (s *Site) failover(source chain.Ref, force bool, told *Told) (Volume, error
 	if source.Cluster == s.config.Cluster {
 		return Volume{}, fmt.Errorf("%w: %s is local; fail-over clones a member of the other site", ErrInvalid, source)
 	}
-	r, found, err := s.replica(source)
+	r, found, err := s.failoverReplica(source)
 	if err != nil {
 		return Volume{}, err
 	}

@@ -1,0 +1,50 @@
+package core_test
+
+import (
+	"time"
+
+	"testing"
+
+	"github.com/baton-dr/baton/storage/chain"
+)
+
+// A relocation's new member cut off before it asked its old site to receive
+// anything leaves that site no replica record; a fail-over back there once
+// failed for ever with ErrNoReplica (seeds 11, 43, 68, 94 and 100 of the
+// moves stories, once seeds varied their timing). It clones the predecessor's
+// final snapshot -- the one the new member was cloned from -- and loses only
+// the new member's own writes.
+func TestAFailoverBackAfterARelocationThatNeverShipped(t *testing.T) {
+	w := newWorld(t)
+	a, b := w.sites[clusterA], w.sites[clusterB]
+	v1 := createProtected(w)
+	_, err := a.Demote(v1.Ref)
+	w.must(err)
+	if !resyncUntilReady(w, a, v1.Ref, clusterA) {
+		t.Fatal("the final sync never arrived")
+	}
+	v2, err := b.Failover(v1.Ref, false)
+	w.must(err)
+	w.cut[clusterB] = true // before B's first tick asks A to receive v2
+	if _, found, err := a.Pairing(v1.Ref); err != nil || !found {
+		t.Fatalf("A:v1's pairing: found=%v %v", found, err)
+	}
+	pairing := pairingOf(t, a, v1.Ref)
+	final, _ := pairing.NewestShipped()
+	v3, err := a.Failover(v2.Ref, true)
+	if err != nil {
+		t.Fatalf("fail over %s back to A: %v", v2.Ref, err)
+	}
+	if v3.Predecessor != v2.Ref || v3.Generation != 2 || v3.State != chain.Active || v3.Origin.GUID != final.GUID {
+		t.Fatalf("clone %+v from %s; want generation 2 after %s, from v1's final snapshot %s",
+			v3.Member, v3.Origin.Snapshot, v2.Ref, final.Name)
+	}
+	again, err := a.Failover(v2.Ref, true)
+	if err != nil || again.Ref != v3.Ref {
+		t.Fatalf("a repeated fail-over made %s (%v), want the same clone %s", again.Ref, err, v3.Ref)
+	}
+	w.run(10 * time.Second)
+	if end := w.resolve(v1.Ref).End(); end.Ref != v3.Ref {
+		t.Fatalf("from A the chain ends at %s, want %s", end.Ref, v3.Ref)
+	}
+}

@@ -1,0 +1,62 @@
+package sweep_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/baton-dr/baton/reports"
+	"github.com/baton-dr/baton/reports/browsertest"
+	"github.com/baton-dr/baton/scenarios"
+	"github.com/baton-dr/baton/sweep"
+)
+
+// A sweep's report draws its sampled passed results with their events, as a
+// single run's report does: every detail section shows marks in the site
+// lanes and a non-empty event log. They once showed "event log: 0 events"
+// and empty lanes, the sweep having dropped every passed run's timeline.
+func TestASweepsSampledResultsShowTheirEventsInChromium(t *testing.T) {
+	sc, err := scenarios.Find("wordpress/protect")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := sweep.Run(context.Background(), sweep.Options{Scenarios: []scenarios.Scenario{sc}, FirstSeed: 1, Seeds: 4})
+	for _, r := range run.Results {
+		if r.Verdict != reports.Passed {
+			t.Fatalf("seed %d %s: %s", r.Seed, r.Verdict, r.Error)
+		}
+	}
+	dir := t.TempDir()
+	if err := reports.WriteRunDir(dir, run); err != nil {
+		t.Fatal(err)
+	}
+	browser := browsertest.New(t)
+	deadline := time.Now().Add(2 * time.Minute)
+	page, err := browser.Open("file://"+filepath.Join(dir, reports.HTMLName), browsertest.Viewport{WidthPx: 1280, HeightPx: 900}, deadline)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, browser.Output())
+	}
+	if problems := page.Problems(); len(problems) > 0 {
+		t.Errorf("the page misbehaved: %q", problems)
+	}
+	var sections []struct {
+		ID     string `json:"id"`
+		Marks  int    `json:"marks"`
+		Events string `json:"events"`
+	}
+	script := `Array.from(document.querySelectorAll("section.result")).map(s => ({id: s.id,
+		marks: s.querySelectorAll("svg.timeline circle, svg.timeline path[class^=mark-]").length,
+		events: s.querySelector("details.event-log summary").textContent}))`
+	if err := page.Eval(script, &sections, deadline); err != nil {
+		t.Fatal(err)
+	}
+	if len(sections) == 0 {
+		t.Fatal("the report draws no result in full; want the sampled seeds")
+	}
+	for _, s := range sections {
+		if s.Marks == 0 || s.Events == "event log: 0 events" {
+			t.Errorf("%s: %d marks in its timeline, %q; want its events drawn", s.ID, s.Marks, s.Events)
+		}
+	}
+}
