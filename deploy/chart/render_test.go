@@ -507,8 +507,8 @@ func TestZFSDRBDModeRunsTheZFSAndDRBDBackends(t *testing.T) {
 	for _, m := range agent.VolumeMounts {
 		mounts[m.MountPath] = m
 	}
-	if m, ok := mounts["/lib/modules"]; !ok || !m.ReadOnly || mounts["/dev"].Name != "dev" {
-		t.Errorf("baton-node mounts %v: want the host's /dev, and /lib/modules read-only", agent.VolumeMounts)
+	if m, ok := mounts["/lib/modules"]; !ok || !m.ReadOnly || !mounts["/run/udev"].ReadOnly || mounts["/dev"].Name != "dev" {
+		t.Errorf("baton-node mounts %v: want the host's /dev, and /lib/modules and /run/udev read-only", agent.VolumeMounts)
 	}
 	hostPaths := map[string]string{}
 	for _, v := range node.Volumes {
@@ -516,7 +516,7 @@ func TestZFSDRBDModeRunsTheZFSAndDRBDBackends(t *testing.T) {
 			hostPaths[v.Name] = v.HostPath.Path
 		}
 	}
-	if hostPaths["modules"] != "/lib/modules" || hostPaths["dev"] != "/dev" {
+	if hostPaths["modules"] != "/lib/modules" || hostPaths["udev"] != "/run/udev" || hostPaths["dev"] != "/dev" {
 		t.Errorf("node volumes from the host %v", hostPaths)
 	}
 	var cluster struct {
