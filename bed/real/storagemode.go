@@ -59,7 +59,7 @@ func StorageModeFromEnv() (StorageMode, error) {
 }
 
 // ErrKernelLacksModules is what the zfs-drbd preflight refuses a kernel with.
-var ErrKernelLacksModules = errors.New("the kernel lacks what zfs-drbd mode needs")
+var ErrKernelLacksModules = errors.New("the host's kernel cannot run zfs-drbd mode")
 
 // Kernel is a kernel's modules as its files show them, under Root: "/" for
 // the host's (HostKernel); a test's temporary directory laid out the same
@@ -206,7 +206,7 @@ func (mode StorageMode) Preflight(k Kernel) (string, error) {
 	}
 	m, err := k.readModules()
 	if err != nil {
-		return "", fmt.Errorf("storage mode zfs-drbd: reading the kernel's modules: %w", err)
+		return "", fmt.Errorf("zfs-drbd mode: reading the kernel's modules: %w", err)
 	}
 	var missing, lacks []string
 	for _, name := range []string{"zfs", "drbd"} {
@@ -214,20 +214,23 @@ func (mode StorageMode) Preflight(k Kernel) (string, error) {
 			missing, lacks = append(missing, name), append(lacks, m.why(name, s))
 		}
 	}
+	if len(missing) == 2 && !m.loadsModules {
+		lacks = []string{"neither is built in and the kernel loads no modules (no /proc/modules)"}
+	}
 	if len(missing) > 0 {
-		return "", fmt.Errorf("%w: storage mode zfs-drbd: kernel %s lacks the %s module%s: %s; run on a kernel with both (zfs from zfs-dkms, DRBD 9 from drbd-dkms) or with %s=btrfs",
+		return "", fmt.Errorf("%w: kernel %s lacks the %s module%s: %s; run on a kernel with both (zfs from zfs-dkms, DRBD 9 from drbd-dkms) or with %s=btrfs",
 			ErrKernelLacksModules, m.release, strings.Join(missing, " and "), plural(len(missing)), strings.Join(lacks, "; "), StorageEnv)
 	}
 	proc, err := os.ReadFile(k.path("proc/drbd"))
 	if err != nil {
-		return "", fmt.Errorf("%w: storage mode zfs-drbd: kernel %s has the drbd module but its version cannot be read: %w", ErrKernelLacksModules, m.release, err)
+		return "", fmt.Errorf("%w: kernel %s has the drbd module but its version cannot be read: %w", ErrKernelLacksModules, m.release, err)
 	}
 	version, err := drbd.ParseProcVersion(proc)
 	if err != nil {
-		return "", fmt.Errorf("%w: storage mode zfs-drbd: kernel %s: %w", ErrKernelLacksModules, m.release, err)
+		return "", fmt.Errorf("%w: kernel %s: %w", ErrKernelLacksModules, m.release, err)
 	}
 	if version != drbd.V9 {
-		return "", fmt.Errorf("%w: storage mode zfs-drbd: kernel %s has DRBD %s, whose connections live in the host's network namespace, not a kind node's: the bed needs DRBD 9 (drbd-dkms), or %s=btrfs",
+		return "", fmt.Errorf("%w: kernel %s has DRBD %s, whose connections live in the host's network namespace, not a kind node's: the bed needs DRBD 9 (drbd-dkms), or %s=btrfs",
 			ErrKernelLacksModules, m.release, version, StorageEnv)
 	}
 	zfsVersion := "?"

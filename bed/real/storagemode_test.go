@@ -82,7 +82,7 @@ func TestZFSDRBDPreflightReadsTheKernelsModules(t *testing.T) {
 			// This host: a kernel without loadable modules, no /lib/modules.
 			name:    "no module support (this host)",
 			files:   map[string]string{"proc/sys/kernel/osrelease": "6.18.44-fc-v669\n", "sys/module/loop/": ""},
-			refused: []string{"kernel 6.18.44-fc-v669 lacks the zfs and drbd modules", "zfs is not built in and the kernel loads no modules (no /proc/modules)", "drbd is not built in", "BATON_REALBED_STORAGE=btrfs"},
+			refused: []string{"the host's kernel cannot run zfs-drbd mode: kernel 6.18.44-fc-v669 lacks the zfs and drbd modules: neither is built in and the kernel loads no modules (no /proc/modules)", "BATON_REALBED_STORAGE=btrfs"},
 		},
 		{
 			name: "both loaded, DRBD 9",
@@ -412,5 +412,15 @@ func fromUnstructured(t *testing.T, object map[string]any, out any) {
 	t.Helper()
 	if err := k8sruntime.DefaultUnstructuredConverter.FromUnstructured(object, out); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestOneModuleMissingWithoutModuleSupport: a kernel without module
+// support that has one of the two built in is told which one it lacks.
+func TestOneModuleMissingWithoutModuleSupport(t *testing.T) {
+	k := fakeKernel(t, map[string]string{"proc/sys/kernel/osrelease": release, "sys/module/zfs/": ""})
+	_, err := StorageZFSDRBD.Preflight(k)
+	if !errors.Is(err, ErrKernelLacksModules) || !strings.Contains(err.Error(), "lacks the drbd module: drbd is not built in and the kernel loads no modules") {
+		t.Errorf("zfs built in, no drbd: %v", err)
 	}
 }
