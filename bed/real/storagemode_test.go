@@ -3,8 +3,10 @@ package real
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/netip"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -422,5 +424,57 @@ func TestOneModuleMissingWithoutModuleSupport(t *testing.T) {
 	_, err := StorageZFSDRBD.Preflight(k)
 	if !errors.Is(err, ErrKernelLacksModules) || !strings.Contains(err.Error(), "lacks the drbd module: drbd is not built in and the kernel loads no modules") {
 		t.Errorf("zfs built in, no drbd: %v", err)
+	}
+}
+
+// TestTheImagesCarryTheModesTools: rootfs.sh's package lists (its
+// --packages, which builds nothing): btrfs mode's are the ones its trees
+// were built from before the modes existed (so nothing rebuilds), zfs-drbd
+// adds ZFS's, DRBD's and udev's tools to both trees, from main and contrib
+// (zfsutils-linux's component), and an unknown mode is refused by name.
+func TestTheImagesCarryTheModesTools(t *testing.T) {
+	packages := func(mode string) (map[string][]string, error) {
+		cmd := exec.Command("bash", filepath.Join("..", "..", "ci", "realbed", "rootfs.sh"), "--packages")
+		cmd.Env = append(os.Environ(), StorageEnv+"="+mode, "BATON_CACHE="+t.TempDir())
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s", err, out)
+		}
+		lists := map[string][]string{}
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			name, list, _ := strings.Cut(line, " ")
+			lists[name] = strings.Split(list, ",")
+		}
+		return lists, nil
+	}
+	btrfs, err := packages("btrfs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const tools = "iptables,conntrack,nftables,ebtables,ipset,kmod,iproute2,util-linux,mount,btrfs-progs,e2fsprogs,xfsprogs,ca-certificates"
+	if strings.Join(btrfs["tools"], ",") != tools || !slices.Equal(btrfs["components"], []string{"main"}) {
+		t.Errorf("btrfs mode's tools tree %v from %v, want %s from main", btrfs["tools"], btrfs["components"], tools)
+	}
+	zfs, err := packages("zfs-drbd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(zfs["components"], []string{"main", "contrib"}) {
+		t.Errorf("zfs-drbd components %v", zfs["components"])
+	}
+	for _, tree := range []string{"node", "tools"} {
+		for _, p := range append(btrfs[tree], "zfsutils-linux", "drbd-utils", "udev") {
+			if !slices.Contains(zfs[tree], p) {
+				t.Errorf("zfs-drbd's %s tree lacks %s: %v", tree, p, zfs[tree])
+			}
+		}
+		for _, p := range btrfs[tree] {
+			if p == "zfsutils-linux" || p == "drbd-utils" {
+				t.Errorf("btrfs mode's %s tree carries %s", tree, p)
+			}
+		}
+	}
+	if _, err := packages("lvm"); err == nil || !strings.Contains(err.Error(), "BATON_REALBED_STORAGE=lvm: want btrfs or zfs-drbd") {
+		t.Errorf("an unknown mode: %v", err)
 	}
 }
