@@ -60,16 +60,10 @@ const (
 )
 
 func TestZFSDRBDPreflightReadsTheKernelsModules(t *testing.T) {
-	osrelease := map[string]string{"proc/sys/kernel/osrelease": release + "\n"}
+	// with is files on a kernel of the release.
 	with := func(files map[string]string) map[string]string {
-		out := map[string]string{}
-		for k, v := range osrelease {
-			out[k] = v
-		}
-		for k, v := range files {
-			out[k] = v
-		}
-		return out
+		files["proc/sys/kernel/osrelease"] = release + "\n"
+		return files
 	}
 	for _, tc := range []struct {
 		name  string
