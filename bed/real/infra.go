@@ -20,8 +20,10 @@ import (
 // Infra brings the bed's clusters up and takes everything the bed made
 // down again, printing each phase with the time since it started.
 type Infra struct {
-	Paths   Paths
-	Log     io.Writer
+	Paths Paths
+	Log   io.Writer
+	// Storage is the sites' storage mode (BATON_REALBED_STORAGE by default).
+	Storage StorageMode
 	started time.Time
 }
 
@@ -30,10 +32,14 @@ func NewInfra(paths Paths, log io.Writer) (*Infra, error) {
 	if os.Geteuid() != 0 {
 		return nil, errors.New("the real bed needs root: the private dockerd, loop devices, the host's firewall")
 	}
+	storage, err := StorageModeFromEnv()
+	if err != nil {
+		return nil, err
+	}
 	if err := useDockerd(paths); err != nil {
 		return nil, err
 	}
-	return &Infra{Paths: paths, Log: log, started: time.Now()}, nil
+	return &Infra{Paths: paths, Log: log, Storage: storage, started: time.Now()}, nil
 }
 
 // Printf prints one line of progress with the time since the start.
@@ -62,6 +68,10 @@ func (in *Infra) phase(name string, f func() (string, error)) error {
 // the clusters, all at once (an existing one is kept), and returns once
 // every cluster answers and its system pods are Ready.
 func (in *Infra) Up(ctx context.Context) error {
+	// Before anything is made: a kernel that cannot run the mode is named.
+	if err := in.phase("storage mode "+string(in.Storage), func() (string, error) { return in.Storage.Preflight(HostKernel()) }); err != nil {
+		return err
+	}
 	steps := []struct {
 		name string
 		f    func() (string, error)
@@ -89,7 +99,7 @@ func (in *Infra) Up(ctx context.Context) error {
 	// node booting, kubeadm's phases), which overlaps.
 	return in.each(Clusters(), func(c Cluster) error {
 		if err := in.phase(c.Name, func() (string, error) {
-			created, err := createCluster(c, in.Paths)
+			created, err := createCluster(c, in.Paths, in.Storage)
 			if !created {
 				return "exists", err
 			}

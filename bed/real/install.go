@@ -49,20 +49,23 @@ func (in *Infra) values(ctx context.Context, c Cluster, image string, ca *bedCA,
 		return values, err
 	}
 	ip := net.ParseIP(address)
+	streamIPs, err := in.Storage.siteStorage(c, &values, address, func(node string) (string, error) { return kindNodeAddress(c, node) })
+	if err != nil {
+		return values, err
+	}
 	apiCert, apiKey, err := ca.issueOnce(in.Paths, c.Name+".storage-api", "baton-controller."+c.Name,
 		[]string{"baton-controller.baton-system.svc", "baton-controller.baton-system.svc.cluster.local"}, []net.IP{ip})
 	if err != nil {
 		return values, err
 	}
-	streamCert, streamKey, err := ca.issueOnce(in.Paths, c.Name+".stream", "baton-node-stream."+c.Name, nil, []net.IP{ip})
+	streamCert, streamKey, err := ca.issueOnce(in.Paths, c.Name+".stream", "baton-node-stream."+c.Name, nil, streamIPs)
 	if err != nil {
 		return values, err
 	}
 	values.Image.Repository, values.Image.Tag, values.Image.PullPolicy = repository, tag, "Never"
 	values.Site = chart.Site{Name: c.Name, ClusterID: string(c.ID)}
 	values.Storage.HostDir = hostDir
-	values.Storage.Nodes = []chart.StorageNode{{Name: c.Node(), Address: address}}
-	values.StorageCluster.Create, values.StorageCluster.PlaceCount = true, 1
+	values.StorageCluster.Create = true
 	values.StorageCluster.ReplicationInterval = "10s"
 	values.Operator.LeaderElect = false // one replica; a restart need not wait out a lease
 	values.CSIAddons.Manager.LeaderElect = false

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,8 +22,9 @@ import (
 // cluster's own pod and service ranges. A site's node also gets the host's
 // /dev (baton-node attaches loop devices, and a privileged container's /dev
 // is a copy made at its start that would lack the new ones) and a host
-// directory for its pool, where teardown finds what is left.
-func kindConfig(c Cluster, paths Paths) *v1alpha4.Cluster {
+// directory for its pool, where teardown finds what is left. The storage
+// mode adds a zfs-drbd site's storage workers (StorageMode.kindNodes).
+func kindConfig(c Cluster, paths Paths, mode StorageMode) *v1alpha4.Cluster {
 	node := v1alpha4.Node{Role: v1alpha4.ControlPlaneRole, Image: NodeImage, ExtraMounts: []v1alpha4.Mount{
 		{HostPath: cniConfigPath(c, paths), ContainerPath: "/etc/cni/net.d/10-baton-realbed.conflist", Readonly: true},
 	}}
@@ -34,7 +36,7 @@ func kindConfig(c Cluster, paths Paths) *v1alpha4.Cluster {
 	config := &v1alpha4.Cluster{
 		TypeMeta: v1alpha4.TypeMeta{Kind: "Cluster", APIVersion: "kind.x-k8s.io/v1alpha4"},
 		Name:     c.Name,
-		Nodes:    []v1alpha4.Node{node},
+		Nodes:    mode.kindNodes(c, paths, node),
 		Networking: v1alpha4.Networking{IPFamily: v1alpha4.IPv4Family, PodSubnet: c.PodSubnet.String(),
 			ServiceSubnet: c.ServiceSubnet.String(), DisableDefaultCNI: true},
 	}
@@ -46,9 +48,12 @@ func cniConfigPath(c Cluster, paths Paths) string {
 	return filepath.Join(paths.Run(), c.Name+".conflist")
 }
 
-// cniConfig is the node's CNI config: ptp links over its podCIDR,
+// cniConfig is the control plane's CNI config (cniConfigFor its podCIDR).
+func cniConfig(c Cluster) ([]byte, error) { return cniConfigFor(c.NodePodCIDR()) }
+
+// cniConfigFor is a node's CNI config: ptp links over its pod range,
 // masquerading what leaves the node, and portmap for hostPorts.
-func cniConfig(c Cluster) ([]byte, error) {
+func cniConfigFor(pods netip.Prefix) ([]byte, error) {
 	doc := map[string]any{
 		"cniVersion": "0.4.0",
 		"name":       "baton-realbed",
@@ -56,7 +61,7 @@ func cniConfig(c Cluster) ([]byte, error) {
 			map[string]any{"type": "ptp", "ipMasq": true, "mtu": 1500, "ipam": map[string]any{
 				"type": "host-local", "dataDir": "/run/cni-ipam-state",
 				"routes": []map[string]string{{"dst": "0.0.0.0/0"}},
-				"ranges": [][]map[string]string{{{"subnet": c.NodePodCIDR().String()}}},
+				"ranges": [][]map[string]string{{{"subnet": pods.String()}}},
 			}},
 			map[string]any{"type": "portmap", "capabilities": map[string]bool{"portMappings": true}},
 		},
@@ -86,7 +91,7 @@ func provider(w io.Writer) *cluster.Provider {
 
 // createCluster creates the cluster unless it exists, and writes its
 // kubeconfig either way. created says whether it was made now.
-func createCluster(c Cluster, paths Paths) (created bool, err error) {
+func createCluster(c Cluster, paths Paths, mode StorageMode) (created bool, err error) {
 	logFile, err := os.Create(filepath.Join(paths.Run(), c.Name+".create.log"))
 	if err != nil {
 		return false, err
@@ -99,6 +104,9 @@ func createCluster(c Cluster, paths Paths) (created bool, err error) {
 	}
 	for _, name := range existing {
 		if name == c.Name {
+			if err := mode.routePods(p, c); err != nil {
+				return false, err
+			}
 			return false, p.ExportKubeConfig(c.Name, paths.Kubeconfig(c.Name), false)
 		}
 	}
@@ -114,13 +122,16 @@ func createCluster(c Cluster, paths Paths) (created bool, err error) {
 	if err := os.WriteFile(cniConfigPath(c, paths), config, 0o644); err != nil {
 		return false, err
 	}
-	err = p.Create(c.Name, cluster.CreateWithV1Alpha4Config(kindConfig(c, paths)), cluster.CreateWithNodeImage(NodeImage),
+	if err := mode.writeWorkerCNIConfigs(c, paths); err != nil {
+		return false, err
+	}
+	err = p.Create(c.Name, cluster.CreateWithV1Alpha4Config(kindConfig(c, paths, mode)), cluster.CreateWithNodeImage(NodeImage),
 		cluster.CreateWithWaitForReady(5*time.Minute), cluster.CreateWithKubeconfigPath(paths.Kubeconfig(c.Name)),
 		cluster.CreateWithDisplayUsage(false), cluster.CreateWithDisplaySalutation(false))
 	if err != nil {
 		return false, fmt.Errorf("kind: creating %s: %w (its log: %s)", c.Name, err, logFile.Name())
 	}
-	return true, nil
+	return true, mode.routePods(p, c)
 }
 
 // deleteClusters deletes the bed's clusters that exist -- never another

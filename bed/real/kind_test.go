@@ -10,7 +10,7 @@ func TestEachClustersKindConfigHasItsOwnRanges(t *testing.T) {
 	paths := Paths{Cache: "/cache/realbed"}
 	pods, services := map[string]string{}, map[string]string{}
 	for _, c := range Clusters() {
-		config := kindConfig(c, paths)
+		config := kindConfig(c, paths, StorageBtrfs)
 		n := config.Networking
 		if !n.DisableDefaultCNI || n.PodSubnet != c.PodSubnet.String() || n.ServiceSubnet != c.ServiceSubnet.String() {
 			t.Errorf("%s: networking %+v", c.Name, n)

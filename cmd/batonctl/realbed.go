@@ -24,6 +24,8 @@ private dockerd of ci/realbed (make realbed builds what it needs first; see
 docs/realbed.md): a hub and two sites, each on its own pod and service
 ranges, on the docker network baton-realbed.`,
 	}
+	realbed.PersistentFlags().String("storage", "",
+		"the sites' storage: btrfs (one node per site) or zfs-drbd (two storage nodes per site, DRBD between them; the host kernel needs zfs and DRBD 9); default $"+real.StorageEnv+", else btrfs")
 	realbed.AddCommand(&cobra.Command{
 		Use:   "up",
 		Short: "check the host, then create the bed's clusters (existing ones are kept) and wait until they are Ready",
@@ -123,5 +125,14 @@ func newInfra(cmd *cobra.Command) (*real.Infra, error) {
 	if err != nil {
 		return nil, err
 	}
-	return real.NewInfra(paths, cmd.ErrOrStderr())
+	in, err := real.NewInfra(paths, cmd.ErrOrStderr())
+	if err != nil {
+		return nil, err
+	}
+	if flag := cmd.Flag("storage"); flag != nil && flag.Changed {
+		if in.Storage, err = real.ParseStorageMode(flag.Value.String()); err != nil {
+			return nil, fmt.Errorf("--storage: %w", err)
+		}
+	}
+	return in, nil
 }

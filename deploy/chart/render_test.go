@@ -489,7 +489,7 @@ func TestZFSDRBDModeRunsTheZFSAndDRBDBackends(t *testing.T) {
 	}
 	agent := container(t, node, "baton-node")
 	for _, arg := range []string{"--backend=zfs", "--zfs-dataset=baton/volumes", "--zfs-pool-file=/var/lib/baton-realbed/baton-site-a/zfs.img",
-		"--pool-size-bytes=4294967296", "--drbd-config-dir=/var/lib/baton-realbed/baton-site-a/drbd", "--advertise-address=$(NODE_IP):9500"} {
+		"--pool-size-bytes=4294967296", "--drbd-config-dir=/var/lib/baton-realbed/baton-site-a/drbd/$(NODE_NAME)", "--advertise-address=$(NODE_IP):9500"} {
 		if !hasArg(agent, arg) {
 			t.Errorf("baton-node lacks %s: %v", arg, agent.Args)
 		}
@@ -500,16 +500,49 @@ func TestZFSDRBDModeRunsTheZFSAndDRBDBackends(t *testing.T) {
 	if slices.Contains(kinds(r.Objects), "Service/baton-node-stream") {
 		t.Error("a stream NodePort although the agents use the node's network")
 	}
+	if agent.SecurityContext == nil || agent.SecurityContext.Privileged == nil || !*agent.SecurityContext.Privileged {
+		t.Errorf("baton-node is not privileged: %+v", agent.SecurityContext)
+	}
+	mounts := map[string]corev1.VolumeMount{}
+	for _, m := range agent.VolumeMounts {
+		mounts[m.MountPath] = m
+	}
+	if m, ok := mounts["/lib/modules"]; !ok || !m.ReadOnly || !mounts["/run/udev"].ReadOnly || mounts["/dev"].Name != "dev" {
+		t.Errorf("baton-node mounts %v: want the host's /dev, and /lib/modules and /run/udev read-only", agent.VolumeMounts)
+	}
+	hostPaths := map[string]string{}
+	for _, v := range node.Volumes {
+		if v.HostPath != nil {
+			hostPaths[v.Name] = v.HostPath.Path
+		}
+	}
+	if hostPaths["modules"] != "/lib/modules" || hostPaths["udev"] != "/run/udev" || hostPaths["dev"] != "/dev" {
+		t.Errorf("node volumes from the host %v", hostPaths)
+	}
 	var cluster struct {
 		Spec struct {
 			Pool       map[string]string `json:"pool"`
 			PlaceCount int               `json:"placeCount"`
 			Peers      []map[string]any  `json:"peers"`
+			DRBDPorts  map[string]int    `json:"drbdPorts"`
+			DRBDMinors map[string]int    `json:"drbdMinors"`
 		} `json:"spec"`
 	}
 	find(t, r.Objects, "StorageCluster", "baton-site-a", &cluster)
 	if cluster.Spec.Pool["backend"] != "zfs-drbd" || cluster.Spec.PlaceCount != 2 || len(cluster.Spec.Peers) != 1 {
 		t.Errorf("StorageCluster spec %+v", cluster.Spec)
+	}
+	if p, m := cluster.Spec.DRBDPorts, cluster.Spec.DRBDMinors; p["min"] != 7000 || p["max"] != 7999 || m["min"] != 1000 || m["max"] != 49999 {
+		t.Errorf("StorageCluster DRBD ranges: ports %v, minors %v (want values.yaml's 7000-7999, 1000-49999)", p, m)
+	}
+	var nodes []string
+	for _, o := range r.Objects {
+		if o.GetKind() == "StorageNode" {
+			nodes = append(nodes, o.GetName())
+		}
+	}
+	if !slices.Equal(nodes, []string{"baton-site-a-control-plane", "baton-site-a-worker"}) {
+		t.Errorf("StorageNodes %v", nodes)
 	}
 	var class storagev1.StorageClass
 	find(t, r.Objects, "StorageClass", "baton", &class)
@@ -538,11 +571,14 @@ func TestBadValuesAreRefusedClearly(t *testing.T) {
 	v.Site.Name = "Site_A"
 	v.Peers[0].Endpoint = "http://plain"
 	v.CrossSite.Host = ""
+	v.StorageCluster.DRBDPorts.Min = 8000
+	v.StorageCluster.DRBDMinors.Max = 1 << 21
 	_, err := chart.Render(context.Background(), v, chart.Release{})
 	if !errors.Is(err, chart.ErrInvalidValues) {
 		t.Fatalf("bad values: %v", err)
 	}
-	for _, want := range []string{"at least 2 storage.nodes", "site.name", "peers[0]", "crossSite.host"} {
+	for _, want := range []string{"at least 2 storage.nodes", "site.name", "peers[0]", "crossSite.host",
+		"storageCluster.drbdPorts 8000-7999", "storageCluster.drbdMinors 1000-2097152"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("the refusal does not name %q: %v", want, err)
 		}

@@ -101,6 +101,13 @@ type StorageCluster struct {
 	PoolName            string `json:"poolName"`
 	PlaceCount          int    `json:"placeCount"`
 	ReplicationInterval string `json:"replicationInterval"`
+	// DRBDPorts and DRBDMinors are the ranges the site's operator allocates
+	// DRBD ports and minors from (zfs-drbd mode; btrfs runs no DRBD and its
+	// StorageCluster leaves them to the API server's defaults). Minors are
+	// kernel-wide: sites whose nodes share a kernel (the real bed's kind
+	// nodes) need ranges that do not overlap.
+	DRBDPorts  v1alpha1.PortRange  `json:"drbdPorts"`
+	DRBDMinors v1alpha1.MinorRange `json:"drbdMinors"`
 }
 
 // Operator is baton-controller's Deployment.
@@ -308,6 +315,7 @@ func (v Values) storageProblems() []string {
 		if v.Storage.ZFS.PoolFile != "" && v.Storage.ZFS.PoolSizeBytes <= 0 {
 			problems = append(problems, "storage.zfs.poolFile needs a positive storage.zfs.poolSizeBytes")
 		}
+		problems = append(problems, v.StorageCluster.drbdRangeProblems()...)
 	default:
 		problems = append(problems, fmt.Sprintf("storage.mode %q: want %s or %s", v.Storage.Mode, ModeBtrfs, ModeZFSDRBD))
 	}
@@ -321,6 +329,19 @@ func (v Values) storageProblems() []string {
 	}
 	if v.StorageCluster.Create && v.Site.ClusterID == "" {
 		problems = append(problems, "storageCluster.create needs site.clusterID")
+	}
+	return problems
+}
+
+// drbdRangeProblems checks the DRBD ranges as the StorageCluster's schema
+// does: ports 1-65535, minors 0-1048575 (DRBD's largest), min not above max.
+func (c StorageCluster) drbdRangeProblems() []string {
+	var problems []string
+	if p := c.DRBDPorts; p.Min < 1 || p.Max > 65535 || p.Min > p.Max {
+		problems = append(problems, fmt.Sprintf("storageCluster.drbdPorts %d-%d: want 1 <= min <= max <= 65535", p.Min, p.Max))
+	}
+	if m := c.DRBDMinors; m.Min < 0 || m.Max > 1048575 || m.Min > m.Max {
+		problems = append(problems, fmt.Sprintf("storageCluster.drbdMinors %d-%d: want 0 <= min <= max <= 1048575", m.Min, m.Max))
 	}
 	return problems
 }

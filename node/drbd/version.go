@@ -49,3 +49,8 @@ func parseProcVersion(procDRBD []byte) (Version, error) {
 	}
 	return 0, fmt.Errorf("DRBD %q is neither 8.4 nor 9", rest)
 }
+
+// ParseProcVersion reads the module's version from /proc/drbd's contents, as
+// New does: for a preflight that reads the host's /proc/drbd before any node
+// agent runs (the real bed's zfs-drbd mode).
+func ParseProcVersion(procDRBD []byte) (Version, error) { return parseProcVersion(procDRBD) }
