@@ -40,14 +40,7 @@ func (t *txn) root() {
 			w.Root = w.Volume.Root
 		case ReplicaPut:
 			w.Root = w.Replica.Root
-		case VolumeRemove:
-			// RemoveVolume named the root it saw: an operation decided with
-			// no lock held may read the store again after another commit
-			// removed the record, and rootOf would find it nowhere.
-			if w.Root.IsZero() {
-				w.Root = t.rootOf(w.Ref)
-			}
-		case PairingRemove:
+		case VolumeRemove, PairingRemove:
 			w.Root = t.rootOf(w.Ref)
 		case PairingPut:
 			w.Root = t.rootOf(w.Pairing.Source)
@@ -130,16 +123,7 @@ func (t *txn) PutVolume(v Volume) error {
 }
 
 func (t *txn) RemoveVolume(ref chain.Ref) error {
-	volumes, err := t.Volumes()
-	if err != nil {
-		return err
-	}
-	i := slices.IndexFunc(volumes, func(v Volume) bool { return v.Ref == ref })
-	if i < 0 {
-		return ErrStoreNotFound
-	}
-	t.write(Write{Kind: VolumeRemove, Ref: ref, Root: volumes[i].Root})
-	return nil
+	return holdRemove(t, VolumeRemove, ref, t.Volumes, func(v Volume) bool { return v.Ref == ref })
 }
 
 // holdRemove holds back the removal of the record ref, which must be stored.
