@@ -215,8 +215,8 @@ func chainwise(ctx context.Context, l *Local, s *core.Site, all func(d core.Deci
 		return err
 	}
 	parts := effects.ByChain()
-	if _, ok := parts[chain.Ref{}]; ok {
-		panic("storageapi: an operation decided chain by chain wrote a record of no chain")
+	if p, ok := parts[chain.Ref{}]; ok {
+		panic(fmt.Sprintf("storageapi: an operation decided chain by chain wrote a record of no chain: %+v", p))
 	}
 	roots := slices.Collect(maps.Keys(parts))
 	roots = append(roots, l.changedSince(stamp)...)

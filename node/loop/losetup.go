@@ -80,9 +80,16 @@ func (l Losetup) Detach(ctx context.Context, device string) error {
 	defer cancel()
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
+	stillAttached := func() error {
+		return errors.Join(detachErr, fmt.Errorf("losetup --detach %s: the device is still attached (held open elsewhere): %w", device, ctx.Err()))
+	}
 	for {
 		devices, err := l.List(ctx)
 		if err != nil {
+			if ctx.Err() != nil {
+				// The deadline killed the listing: the last look saw it attached.
+				return stillAttached()
+			}
 			return err
 		}
 		if !slices.ContainsFunc(devices, func(d Device) bool { return d.Name == ours.Name && d.BackFile == ours.BackFile }) {
@@ -90,7 +97,7 @@ func (l Losetup) Detach(ctx context.Context, device string) error {
 		}
 		select {
 		case <-ctx.Done():
-			return errors.Join(detachErr, fmt.Errorf("losetup --detach %s: the device is still attached (held open elsewhere): %w", device, ctx.Err()))
+			return stillAttached()
 		case <-tick.C:
 		}
 	}

@@ -71,7 +71,10 @@ func cached[R any](base Store, read *bool, records *[]R, list func() ([]R, error
 	if _, memory := base.(*MemoryStore); memory {
 		got, err := list()
 		if err == nil {
-			*records, *read = got, true // rootOf reads their refs and roots, which no caller changes
+			// rootOf reads their refs and roots later: keep a slice of our
+			// own, since callers edit the one they get (slices.DeleteFunc
+			// zeroes what it drops).
+			*records, *read = slices.Clone(got), true
 		}
 		return got, err
 	}
