@@ -60,7 +60,23 @@ type apiSite struct{ *storageapi.Local }
 func (s apiSite) Spec(node string) (core.NodeSpec, error) { return s.Local.Spec(ctx, node) }
 func (s apiSite) Report(status core.NodeStatus) error     { return s.Local.Report(ctx, status) }
 
-func newWorld(t testing.TB) *world {
+// siteMaker builds one site's control plane: its storage API over its core,
+// reaching the other sites through peers.
+type siteMaker func(w *world, id chain.ClusterID, peers storageapi.Peers) *storageapi.Local
+
+// memorySite is a site whose core keeps its records in a core.MemoryStore.
+func memorySite(w *world, id chain.ClusterID, peers storageapi.Peers) *storageapi.Local {
+	s, err := core.New(core.Config{Cluster: id, Interval: time.Minute, Retention: 2, NewVolumeID: coretest.VolumeIDs(id)},
+		core.NewMemoryStore(), peers, w.Clock)
+	w.must(err)
+	return storageapi.NewLocal(s)
+}
+
+func newWorld(t testing.TB) *world { return newWorldWith(t, nil) }
+
+// newWorldWith builds the world with site A made by siteA (nil: in memory,
+// as site B always is).
+func newWorldWith(t testing.TB, siteA siteMaker) *world {
 	t.Helper()
 	ca, err := storageapitest.NewCA()
 	if err != nil {
@@ -73,10 +89,11 @@ func newWorld(t testing.TB) *world {
 	peers := map[chain.ClusterID]map[chain.ClusterID]storageapi.Cluster{}
 	for _, id := range []chain.ClusterID{clusterA, clusterB} {
 		peers[id] = map[chain.ClusterID]storageapi.Cluster{}
-		s, err := core.New(core.Config{Cluster: id, Interval: time.Minute, Retention: 2, NewVolumeID: coretest.VolumeIDs(id)},
-			core.NewMemoryStore(), storageapi.Peers{Clusters: peers[id]}, w.Clock)
-		w.must(err)
-		w.sites[id] = storageapi.NewLocal(s)
+		makeSite := memorySite
+		if id == clusterA && siteA != nil {
+			makeSite = siteA
+		}
+		w.sites[id] = makeSite(w, id, storageapi.Peers{Clusters: peers[id]})
 		server, err := storageapitest.Serve(ca, w.sites[id], "secret-"+string(id[:8]))
 		w.must(err)
 		t.Cleanup(server.Close)

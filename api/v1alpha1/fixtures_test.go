@@ -139,6 +139,8 @@ func fixtures() []fixture {
 						DRBDResource: "vol-" + volume2, Primary: "node-1", Home: "node-1",
 						PresentNodes: []string{"node-1", "node-2"}, CreatedAt: recordTime, SuccessorAnnounced: true,
 						Snapshots: []v1.SnapshotRef{{Name: "baton-000002", GUID: "9"}},
+						UserSnapshots: []v1.UserSnapshot{{SnapshotID: volume3, Member: handleA3, CSIName: "snapshot-1",
+							Root: handleA1, SizeBytes: 1 << 30, CreatedAt: recordTime}},
 					},
 				}
 			},

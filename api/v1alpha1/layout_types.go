@@ -44,6 +44,18 @@ type PoolLayout struct {
 	// +kubebuilder:default=zfs-drbd
 	// +optional
 	Backend Backend `json:"backend,omitempty"`
+
+	// ThinOvercommitPercent bounds thin provisioning: a node takes a new thin
+	// volume while the sizes of every volume on its pool, the new one's
+	// included, add up to at most the pool's size times this percentage (400:
+	// an overcommit ratio of 4). Thin volumes take pool space only as they
+	// are written; thick ones reserve their full size, which this bound does
+	// not loosen. 100 provisions no more than the pool holds.
+	// +kubebuilder:validation:Minimum=100
+	// +kubebuilder:validation:Maximum=10000
+	// +kubebuilder:default=400
+	// +optional
+	ThinOvercommitPercent int32 `json:"thinOvercommitPercent,omitempty"`
 }
 
 // PortRange is an inclusive range of TCP ports. DRBD takes one port per volume,

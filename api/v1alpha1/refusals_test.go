@@ -1,5 +1,11 @@
 package v1alpha1_test
 
+import (
+	"maps"
+	"slices"
+	"strings"
+)
+
 // The table of refusals: every validation the CRDs declare, with a patch that
 // breaks it. TestEveryValidationIsExercised keeps the table and the schemas in
 // step, so a marker without a case here (or a case for a marker that is gone)
@@ -70,6 +76,18 @@ type refusal struct {
 	patch      string // the JSON merge patch that must be refused
 }
 
+// userSnapshot is a Volume's user snapshot entry, valid but for field,
+// which holds value.
+func userSnapshot(field, value string) string {
+	entry := map[string]string{"snapshotID": `"` + volume3 + `"`, "member": `"` + handleA3 + `"`, "root": `"` + handleA3 + `"`}
+	entry[field] = value
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(entry)) {
+		parts = append(parts, `"`+k+`":`+entry[k])
+	}
+	return "{" + strings.Join(parts, ",") + "}"
+}
+
 func spec(fragment string) string   { return `{"spec":` + fragment + `}` }
 func status(fragment string) string { return `{"status":` + fragment + `}` }
 func sizing(fragment string) string { return `{"spec":{"sizing":` + fragment + `}}` }
@@ -107,6 +125,8 @@ func layoutRefusals(kind, prefix string, wrap func(string) string) []refusal {
 		r("replicationInterval", intervalPositive, `{"replicationInterval":"0s"}`),
 		r("snapshotRetention", minimum, `{"snapshotRetention":1}`),
 		r("snapshotRetention", maximum, `{"snapshotRetention":65}`),
+		r("pool.thinOvercommitPercent", minimum, `{"pool":{"thinOvercommitPercent":99}}`),
+		r("pool.thinOvercommitPercent", maximum, `{"pool":{"thinOvercommitPercent":10001}}`),
 	}
 }
 
@@ -183,6 +203,14 @@ func refusals() []refusal {
 		refusal{kind: vol, field: "spec.originSnapshot.name", rule: minLength, patch: spec(`{"originSnapshot":{"name":""}}`)},
 		refusal{kind: vol, field: "spec.csiName", rule: csiNameImmutable, transition: true, setup: spec(`{"csiName":"pvc-1"}`), patch: spec(`{"csiName":"pvc-2"}`)},
 		refusal{kind: vol, field: "status.snapshots[].name", rule: minLength, status: true, patch: status(`{"snapshots":[{"name":""}]}`)},
+		refusal{kind: vol, field: "status.userSnapshots[].snapshotID", rule: pattern, status: true,
+			patch: status(`{"userSnapshots":[` + userSnapshot("snapshotID", badUUID) + `]}`)},
+		refusal{kind: vol, field: "status.userSnapshots[].member", rule: pattern, status: true,
+			patch: status(`{"userSnapshots":[` + userSnapshot("member", badHandle) + `]}`)},
+		refusal{kind: vol, field: "status.userSnapshots[].root", rule: pattern, status: true,
+			patch: status(`{"userSnapshots":[` + userSnapshot("root", badHandle) + `]}`)},
+		refusal{kind: vol, field: "status.userSnapshots[].sizeBytes", rule: minimum, status: true,
+			patch: status(`{"userSnapshots":[` + userSnapshot("sizeBytes", "-1") + `]}`)},
 		refusal{kind: vol, field: "status.state", rule: enum, status: true, patch: status(`{"state":"Primary"}`)},
 		refusal{kind: vol, field: "status.state", rule: successorInactive, status: true, patch: status(`{"state":"Active","successor":"` + handleA3 + `"}`)},
 		refusal{kind: vol, field: "status.successor", rule: pattern, status: true, patch: status(`{"successor":` + badHandle + `}`)},

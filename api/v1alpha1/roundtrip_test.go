@@ -226,6 +226,7 @@ func layoutDefaults(kind, prefix string) []defaulted {
 		{kind, prefix + "drbdMinors", `{"max":49999,"min":1000}`},
 		{kind, prefix + "replicationInterval", `"5m"`},
 		{kind, prefix + "snapshotRetention", `3`},
+		{kind, prefix + "pool.thinOvercommitPercent", `400`},
 	}
 }
 

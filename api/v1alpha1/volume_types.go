@@ -295,6 +295,59 @@ type VolumeRecord struct {
 	// +kubebuilder:validation:items:MaxLength=253
 	// +optional
 	DestroyedNodes []string `json:"destroyedNodes,omitempty"`
+
+	// UserSnapshots are the snapshots taken of the member through CSI
+	// (CreateSnapshot, and the one a clone of a volume is made from), in the
+	// order they were asked for. CreateSnapshot is idempotent by their names.
+	// +listType=map
+	// +listMapKey=snapshotID
+	// +kubebuilder:validation:MaxItems=1024
+	// +optional
+	UserSnapshots []UserSnapshot `json:"userSnapshots,omitempty"`
+}
+
+// UserSnapshot is one snapshot asked for through CSI. Its CSI snapshot ID is
+// "<member>@<snapshotID>"; in the pool it is the member's snapshot named
+// "csi-<snapshotID>".
+type UserSnapshot struct {
+	// SnapshotID is the snapshot's own UUID.
+	// +required
+	SnapshotID UUID `json:"snapshotID"`
+
+	// Member is the member the snapshot was taken of, the one whose dataset
+	// holds it: the member recording it.
+	// +required
+	Member VolumeHandle `json:"member"`
+
+	// CSIName is the name CreateSnapshot was called with, its idempotency
+	// key; empty for the snapshot a volume clone is made from.
+	// +kubebuilder:validation:MaxLength=1024
+	// +optional
+	CSIName string `json:"csiName,omitempty"`
+
+	// ForClone is the CSI name of the volume a clone-of-a-volume snapshot was
+	// taken for.
+	// +kubebuilder:validation:MaxLength=1024
+	// +optional
+	ForClone string `json:"forClone,omitempty"`
+
+	// Root is the handle of the chain the snapshot is of.
+	// +required
+	Root VolumeHandle `json:"root"`
+
+	// SizeBytes is the size of the volume the snapshot captured.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	SizeBytes int64 `json:"sizeBytes,omitempty"`
+
+	// CreatedAt is when the snapshot was asked for.
+	// +optional
+	CreatedAt Timestamp `json:"createdAt,omitempty"`
+
+	// Deleting is set by DeleteSnapshot: the home node destroys it, then the
+	// entry goes.
+	// +optional
+	Deleting bool `json:"deleting,omitempty"`
 }
 
 // Volume is one member of a volume handle's chain on this cluster.

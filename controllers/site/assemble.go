@@ -26,6 +26,9 @@ const (
 	DefaultReplicationInterval = 5 * time.Minute
 	DefaultSnapshotRetention   = 3
 	DefaultPlaceCount          = 2
+	// DefaultThinOvercommitPercent lets a thin pool be provisioned four
+	// times its size (docs/capacity.md).
+	DefaultThinOvercommitPercent = 400
 )
 
 // DefaultDRBDPorts and DefaultDRBDMinors are LINSTOR's ranges, the CRD's
@@ -52,6 +55,9 @@ func Defaulted(l v1.StorageLayout) v1.StorageLayout {
 	if l.DRBDMinors == (v1.MinorRange{}) {
 		l.DRBDMinors = DefaultDRBDMinors
 	}
+	if l.Pool.ThinOvercommitPercent == 0 {
+		l.Pool.ThinOvercommitPercent = DefaultThinOvercommitPercent
+	}
 	return l
 }
 
@@ -77,5 +83,5 @@ func coreConfig(cluster chain.ClusterID, layout v1.StorageLayout, parts CorePart
 	ranges := placement.Ranges{FirstPort: uint16(l.DRBDPorts.Min), LastPort: uint16(l.DRBDPorts.Max),
 		FirstMinor: uint32(l.DRBDMinors.Min), LastMinor: uint32(l.DRBDMinors.Max)}
 	return core.Config{Cluster: cluster, Interval: l.ReplicationInterval.Duration, Retention: int(l.SnapshotRetention),
-		Placement: placement.Config{Default: ranges}, NewVolumeID: parts.NewVolumeID, ReplicaToken: parts.ReplicaToken}
+		Placement: placement.Config{Default: ranges}, ThinOvercommitPercent: uint64(l.Pool.ThinOvercommitPercent), NewVolumeID: parts.NewVolumeID, ReplicaToken: parts.ReplicaToken}
 }

@@ -27,7 +27,8 @@ func TestTheLayoutDefaultsAreTheCRDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := stored.Spec.StorageLayout
-	got := site.Defaulted(v1.StorageLayout{Pool: want.Pool})
+	named := v1.PoolLayout{Name: want.Pool.Name, Provisioning: want.Pool.Provisioning, Backend: want.Pool.Backend}
+	got := site.Defaulted(v1.StorageLayout{Pool: named})
 	if got != want {
 		t.Errorf("site.Defaulted gives\n  %+v\nthe API server defaults the CRD to\n  %+v", got, want)
 	}

@@ -98,7 +98,8 @@ func renderVolumeStatus(s *v1.VolumeStatus, v core.Volume) error {
 		FencedAt: v1.NewTimestamp(v.FencedAt), Tail: v.Tail, SuccessorAnnounced: v.SuccessorAnnounced,
 		Snapshots: snapshotRefs(v.Snapshots), Deleting: v.Deleting, DestroyedNodes: slices.Clone(v.Destroyed),
 	}
-	return nil
+	s.UserSnapshots, err = userSnapshots(v.UserSnapshots)
+	return err
 }
 
 // volumeReplicas renders the allocation in its own order, keeping the disk
@@ -179,6 +180,9 @@ func readVolumeStatus(v *core.Volume, s *v1.VolumeStatus) error {
 	v.Present, v.Tail, v.SuccessorAnnounced = slices.Clone(s.PresentNodes), s.Tail, s.SuccessorAnnounced
 	v.StandAlone = slices.Clone(s.StandAloneNodes)
 	v.Snapshots, v.Deleting, v.Destroyed = snapshotInfos(s.Snapshots), s.Deleting, slices.Clone(s.DestroyedNodes)
+	if v.UserSnapshots, err = userSnapshotRecords(s.UserSnapshots); err != nil {
+		return err
+	}
 	if v.CreatedAt, err = s.CreatedAt.Time(); err != nil {
 		return err
 	}

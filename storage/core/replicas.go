@@ -77,25 +77,12 @@ func (s *Site) receivers(r Replica) ([]string, error) {
 			}
 		}
 	}
-	nodes, err := s.store.Nodes()
+	candidates, _, err := s.candidates(prefer)
 	if err != nil {
 		return nil, err
-	}
-	promised, _, err := s.promised()
-	if err != nil {
-		return nil, err
-	}
-	var candidates []placement.Candidate
-	for _, n := range nodes {
-		free := uint64(0)
-		if n.Usage.SizeBytes > promised[n.Name] {
-			free = n.Usage.SizeBytes - promised[n.Name]
-		}
-		candidates = append(candidates, placement.Candidate{Node: n.Name, FreeBytes: free, Provisioning: n.Provisioning,
-			Schedulable: n.Schedulable, HasReplica: slices.Contains(prefer, n.Name)})
 	}
 	plan, err := placement.Place(placement.Request{Volume: r.Dataset(), SizeBytes: r.SizeBytes, PlaceCount: r.PlaceCount,
-		ThinOvercommitPercent: s.config.ThinOvercommitPercent, AddReplicas: true}, candidates)
+		Provisioning: r.Provisioning, ThinOvercommitPercent: s.config.ThinOvercommitPercent, AddReplicas: true}, candidates)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNoCapacity, err)
 	}

@@ -76,25 +76,12 @@ func validateCreate(r CreateRequest) error {
 // place chooses the volume's nodes (preferring those in prefer, which hold its
 // data already) and allocates its DRBD resource.
 func (s *Site) place(v *Volume, prefer []string) error {
-	nodes, err := s.store.Nodes()
+	candidates, allocations, err := s.candidates(prefer)
 	if err != nil {
 		return err
-	}
-	promised, allocations, err := s.promised()
-	if err != nil {
-		return err
-	}
-	var candidates []placement.Candidate
-	for _, n := range nodes {
-		free := uint64(0)
-		if n.Usage.SizeBytes > promised[n.Name] {
-			free = n.Usage.SizeBytes - promised[n.Name]
-		}
-		candidates = append(candidates, placement.Candidate{Node: n.Name, FreeBytes: free,
-			Provisioning: n.Provisioning, Schedulable: n.Schedulable, HasReplica: slices.Contains(prefer, n.Name)})
 	}
 	plan, err := placement.Place(placement.Request{Volume: v.Dataset(), SizeBytes: v.SizeBytes,
-		PlaceCount: v.PlaceCount, ThinOvercommitPercent: s.config.ThinOvercommitPercent, AddReplicas: true}, candidates)
+		PlaceCount: v.PlaceCount, Provisioning: v.Provisioning, ThinOvercommitPercent: s.config.ThinOvercommitPercent, AddReplicas: true}, candidates)
 	if errors.Is(err, placement.ErrNotEnoughNodes) {
 		return fmt.Errorf("%w: %w", ErrNoCapacity, err)
 	}
@@ -116,36 +103,6 @@ func (s *Site) place(v *Volume, prefer []string) error {
 	v.Allocation = allocation
 	v.Primary, v.Home = chosen[0], chosen[0]
 	return nil
-}
-
-// promised sums the sizes placed on each node, and lists every allocation.
-func (s *Site) promised() (map[string]uint64, []placement.Allocation, error) {
-	volumes, err := s.store.Volumes()
-	if err != nil {
-		return nil, nil, err
-	}
-	replicas, err := s.store.Replicas()
-	if err != nil {
-		return nil, nil, err
-	}
-	promised := map[string]uint64{}
-	var allocations []placement.Allocation
-	for _, v := range volumes {
-		for _, r := range v.Allocation.Replicas {
-			if v.Origin.Dataset == "" {
-				promised[r.Node] += v.SizeBytes // a clone shares its origin's blocks
-			}
-		}
-		if v.Allocation.Resource != "" {
-			allocations = append(allocations, v.Allocation)
-		}
-	}
-	for _, r := range replicas {
-		for _, n := range r.Nodes {
-			promised[n] += r.SizeBytes
-		}
-	}
-	return promised, allocations, nil
 }
 
 // Volume returns a local member.

@@ -3,8 +3,10 @@ package placement
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/baton-dr/baton/storage/backend"
@@ -16,11 +18,17 @@ const MaxReplicas = 16
 // Candidate is one node of the site as placement sees it.
 type Candidate struct {
 	Node string
-	// FreeBytes is what the node's pool can still give: capacity minus written
-	// data minus thick reservations (backend.Usage.FreeBytes).
+	// SizeBytes is the pool's capacity.
+	SizeBytes uint64
+	// FreeBytes is what the node's pool can still give: capacity minus what is
+	// used -- written data, and the full size of every volume that reserves
+	// it (a thick volume, or any volume of a thick pool).
 	FreeBytes uint64
-	// Provisioning is how the pool is declared: a thick pool reserves a volume's
-	// full size, a thin pool only what is written.
+	// ProvisionedBytes is the sum of the sizes of the volumes on the pool,
+	// thin and thick: what they may come to use once written.
+	ProvisionedBytes uint64
+	// Provisioning is how the pool is declared: a thick pool reserves every
+	// volume's full size, a thin pool only a thick volume's.
 	Provisioning backend.Provisioning
 	// Schedulable is false for nodes that take no new replicas (cordoned,
 	// draining, or not yet approved); their existing replicas stay.
@@ -36,9 +44,13 @@ type Request struct {
 	Volume     string
 	SizeBytes  uint64
 	PlaceCount int // replicas wanted, 1..MaxReplicas
-	// ThinOvercommitPercent is how far a thin pool may be promised beyond its
-	// free bytes: 100 means no overcommit, 300 means a volume fits while its size
-	// is at most three times the pool's free bytes. Below 100 is ErrInvalidInput.
+	// Provisioning is the volume's: a thick volume reserves its full size
+	// wherever it goes.
+	Provisioning backend.Provisioning
+	// ThinOvercommitPercent bounds what a thin pool is promised: a thin
+	// volume fits while the pool's provisioned bytes, the volume's included,
+	// are at most its size times this percentage (400: an overcommit ratio of
+	// 4; 100: no overcommit). Below 100 is ErrInvalidInput.
 	ThinOvercommitPercent uint64
 	// AddReplicas asks for additions: set it when creating a volume or when an
 	// operator asks for a top-up. Unset, Place adds nothing and only reports
@@ -57,8 +69,8 @@ const (
 	ReasonUnschedulable RejectReason = iota + 1
 	// ReasonThickPoolFull: a thick pool must have the volume's full size free.
 	ReasonThickPoolFull
-	// ReasonThinPoolOvercommitted: the volume exceeds a thin pool's free bytes
-	// times the overcommit ratio.
+	// ReasonThinPoolOvercommitted: with the volume, a thin pool's provisioned
+	// bytes would exceed its size times the overcommit ratio.
 	ReasonThinPoolOvercommitted
 )
 
@@ -80,12 +92,25 @@ type Rejection struct {
 	Node      string
 	Reason    RejectReason
 	FreeBytes uint64
+	// For ReasonThinPoolOvercommitted: the pool's provisioned bytes, its
+	// size, and the overcommit bound that refused the volume.
+	ProvisionedBytes  uint64
+	PoolBytes         uint64
+	OvercommitPercent uint64
 }
 
-// String reads like "node-c: thick pool full (5368709120 bytes free)".
+// String reads like "node-c: thick pool full (5368709120 bytes free)", or
+// "node-a: thin pool overcommitted (8589934592 of 8589934592 bytes
+// provisioned: pool 2147483648 bytes x overcommit ratio 4
+// (thinOvercommitPercent 400))".
 func (r Rejection) String() string {
-	if r.Reason == ReasonUnschedulable {
+	switch r.Reason {
+	case ReasonUnschedulable:
 		return r.Node + ": unschedulable"
+	case ReasonThinPoolOvercommitted:
+		return fmt.Sprintf("%s: %s (%d of %d bytes provisioned: pool %d bytes x overcommit ratio %s (thinOvercommitPercent %d))",
+			r.Node, r.Reason, r.ProvisionedBytes, overcommitLimit(r.PoolBytes, r.OvercommitPercent), r.PoolBytes,
+			strconv.FormatFloat(float64(r.OvercommitPercent)/100, 'f', -1, 64), r.OvercommitPercent)
 	}
 	return fmt.Sprintf("%s: %s (%d bytes free)", r.Node, r.Reason, r.FreeBytes)
 }
@@ -146,7 +171,11 @@ func Place(request Request, candidates []Candidate) (Plan, error) {
 			continue
 		}
 		if reason, ok := rejects(request, c); ok {
-			plan.Rejected = append(plan.Rejected, Rejection{Node: c.Node, Reason: reason, FreeBytes: c.FreeBytes})
+			r := Rejection{Node: c.Node, Reason: reason, FreeBytes: c.FreeBytes}
+			if reason == ReasonThinPoolOvercommitted {
+				r.ProvisionedBytes, r.PoolBytes, r.OvercommitPercent = c.ProvisionedBytes, c.SizeBytes, request.ThinOvercommitPercent
+			}
+			plan.Rejected = append(plan.Rejected, r)
 			continue
 		}
 		eligible = append(eligible, c)
@@ -202,20 +231,44 @@ func rejects(request Request, c Candidate) (RejectReason, bool) {
 	switch {
 	case !c.Schedulable:
 		return ReasonUnschedulable, true
-	case c.Provisioning == backend.Thick && c.FreeBytes < request.SizeBytes:
+	case request.SizeBytes <= Room(c, request.Provisioning, request.ThinOvercommitPercent):
+		return 0, false
+	case reserves(c, request.Provisioning):
 		return ReasonThickPoolFull, true
-	case c.Provisioning == backend.Thin && !thinFits(request.SizeBytes, c.FreeBytes, request.ThinOvercommitPercent):
-		return ReasonThinPoolOvercommitted, true
 	}
-	return 0, false
+	return ReasonThinPoolOvercommitted, true
 }
 
-// thinFits reports sizeBytes*100 <= freeBytes*overcommitPercent, computed in
-// 128 bits so that no pool size overflows it.
-func thinFits(sizeBytes, freeBytes, overcommitPercent uint64) bool {
-	needHigh, needLow := bits.Mul64(sizeBytes, 100)
-	haveHigh, haveLow := bits.Mul64(freeBytes, overcommitPercent)
-	return needHigh < haveHigh || (needHigh == haveHigh && needLow <= haveLow)
+// reserves tells whether a volume of provisioning takes its full size from
+// c's pool up front.
+func reserves(c Candidate, provisioning backend.Provisioning) bool {
+	return provisioning == backend.Thick || c.Provisioning == backend.Thick
+}
+
+// Room is the largest volume of provisioning that c's pool takes: a volume
+// that reserves its size needs it free; a thin one needs the pool's
+// provisioned bytes to stay within its size times overcommitPercent.
+// Schedulability is not its concern.
+func Room(c Candidate, provisioning backend.Provisioning, overcommitPercent uint64) uint64 {
+	if reserves(c, provisioning) {
+		return c.FreeBytes
+	}
+	limit := overcommitLimit(c.SizeBytes, overcommitPercent)
+	if limit <= c.ProvisionedBytes {
+		return 0
+	}
+	return limit - c.ProvisionedBytes
+}
+
+// overcommitLimit is poolBytes*percent/100, computed in 128 bits and capped
+// at the largest uint64, so that no pool size overflows it.
+func overcommitLimit(poolBytes, percent uint64) uint64 {
+	high, low := bits.Mul64(poolBytes, percent)
+	if high >= 100 {
+		return math.MaxUint64
+	}
+	quotient, _ := bits.Div64(high, low, 100)
+	return quotient
 }
 
 func byFreeBytesThenName(a, b Candidate) int {

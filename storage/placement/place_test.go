@@ -13,13 +13,28 @@ import (
 
 const gib = uint64(1) << 30
 
-func thin(node string, freeBytes uint64) Candidate {
-	return Candidate{Node: node, FreeBytes: freeBytes, Provisioning: backend.Thin, Schedulable: true}
+// thin is an empty thin pool of poolBytes.
+func thin(node string, poolBytes uint64) Candidate {
+	return Candidate{Node: node, SizeBytes: poolBytes, FreeBytes: poolBytes, Provisioning: backend.Thin, Schedulable: true}
 }
 
-func thick(node string, freeBytes uint64) Candidate {
-	return Candidate{Node: node, FreeBytes: freeBytes, Provisioning: backend.Thick, Schedulable: true}
+// thinHolding is a thin pool of poolBytes holding volumes of provisionedBytes
+// in all, usedBytes of them written.
+func thinHolding(node string, poolBytes, provisionedBytes, usedBytes uint64) Candidate {
+	c := thin(node, poolBytes)
+	c.ProvisionedBytes, c.FreeBytes = provisionedBytes, poolBytes-usedBytes
+	return c
 }
+
+// thick is a thick pool with freeBytes left (a larger pool: the rules read
+// only what is free).
+func thick(node string, freeBytes uint64) Candidate {
+	return Candidate{Node: node, SizeBytes: 2 * freeBytes, FreeBytes: freeBytes, Provisioning: backend.Thick, Schedulable: true}
+}
+
+func thickVolume(r Request) Request { r.Provisioning = backend.Thick; return r }
+
+func withOvercommit(r Request, percent uint64) Request { r.ThinOvercommitPercent = percent; return r }
 
 func holding(c Candidate) Candidate { c.HasReplica = true; return c }
 
@@ -66,15 +81,46 @@ func TestPlace(t *testing.T) {
 			rejected: []Rejection{{Node: "a", Reason: ReasonThickPoolFull, FreeBytes: 10*gib - 1}},
 		},
 		{
-			name: "a thin pool fits up to free bytes times the overcommit ratio",
-			request: func() Request {
-				r := request(2, 30*gib)
-				r.ThinOvercommitPercent = 300
-				return r
-			}(),
+			name:       "an empty thin pool takes a volume up to its size times the overcommit ratio",
+			request:    withOvercommit(request(2, 30*gib), 300),
 			candidates: []Candidate{thin("a", 10*gib), thin("b", 10*gib-1), thin("c", 11*gib)},
 			keep:       []string{}, add: []string{"c", "a"},
-			rejected: []Rejection{{Node: "b", Reason: ReasonThinPoolOvercommitted, FreeBytes: 10*gib - 1}},
+			rejected: []Rejection{{Node: "b", Reason: ReasonThinPoolOvercommitted, FreeBytes: 10*gib - 1,
+				PoolBytes: 10*gib - 1, OvercommitPercent: 300}},
+		},
+		{
+			// The sanity run's pool: 2 GiB, 1 GiB volumes, nothing written.
+			name:       "a thin pool reserves nothing: a second volume fits as long as the ratio allows",
+			request:    withOvercommit(request(1, gib), 400),
+			candidates: []Candidate{thinHolding("a", 2*gib, gib, 0)},
+			keep:       []string{}, add: []string{"a"},
+		},
+		{
+			name:       "the ratio reached exactly still fits",
+			request:    withOvercommit(request(1, gib), 400),
+			candidates: []Candidate{thinHolding("a", 2*gib, 7*gib, 0)},
+			keep:       []string{}, add: []string{"a"},
+		},
+		{
+			name:       "one byte past the ratio is refused, however little is written",
+			request:    withOvercommit(request(1, gib+1), 400),
+			candidates: []Candidate{thinHolding("a", 2*gib, 7*gib, 0), thinHolding("b", 2*gib, 0, 0)},
+			keep:       []string{}, add: []string{"b"},
+			rejected: []Rejection{{Node: "a", Reason: ReasonThinPoolOvercommitted, FreeBytes: 2 * gib,
+				ProvisionedBytes: 7 * gib, PoolBytes: 2 * gib, OvercommitPercent: 400}},
+		},
+		{
+			name:       "a thick volume on a thin pool reserves its size: it needs it free",
+			request:    withOvercommit(thickVolume(request(1, gib)), 400),
+			candidates: []Candidate{thinHolding("a", 2*gib, gib, gib+1), thinHolding("b", 2*gib, 7*gib, gib)},
+			keep:       []string{}, add: []string{"b"},
+			rejected: []Rejection{{Node: "a", Reason: ReasonThickPoolFull, FreeBytes: gib - 1}},
+		},
+		{
+			name:       "a thick pool reserves a thin volume's size too, whatever the ratio",
+			request:    withOvercommit(request(1, 10*gib), 400),
+			candidates: []Candidate{thick("a", 10*gib-1)},
+			err:        ErrNotEnoughNodes,
 		},
 		{
 			name:       "without overcommit a thin pool is as strict as a thick one",
@@ -208,22 +254,39 @@ func TestPlaceIgnoresCandidateOrder(t *testing.T) {
 	}
 }
 
-func TestThinFitsDoesNotOverflow(t *testing.T) {
+func TestRoomDoesNotOverflow(t *testing.T) {
 	tests := []struct {
-		sizeBytes, freeBytes, percent uint64
-		fits                          bool
+		poolBytes, provisionedBytes, percent uint64
+		room                                 uint64
 	}{
-		{math.MaxUint64, math.MaxUint64, 100, true},
-		{math.MaxUint64, math.MaxUint64 / 2, 199, false},
-		{math.MaxUint64, math.MaxUint64 / 2, 201, true},
-		{math.MaxUint64, 1, math.MaxUint64, false},
-		{3, 1, 300, true},
-		{4, 1, 300, false},
+		{math.MaxUint64, 0, 100, math.MaxUint64},
+		{math.MaxUint64, 0, 10000, math.MaxUint64},
+		{math.MaxUint64 / 2, 0, 199, 18354510353341003855}, // (2^63-1)*199/100, rounded down
+		{math.MaxUint64, math.MaxUint64, 400, 0},
+		{1, 0, math.MaxUint64, math.MaxUint64 / 100},
+		{1, 2, 300, 1},
+		{1, 3, 300, 0},
+		{1, 4, 300, 0},
 	}
 	for _, tt := range tests {
-		if got := thinFits(tt.sizeBytes, tt.freeBytes, tt.percent); got != tt.fits {
-			t.Errorf("thinFits(%d, %d, %d) = %v, want %v", tt.sizeBytes, tt.freeBytes, tt.percent, got, tt.fits)
+		c := Candidate{Node: "a", SizeBytes: tt.poolBytes, ProvisionedBytes: tt.provisionedBytes, Provisioning: backend.Thin}
+		if got := Room(c, backend.Thin, tt.percent); got != tt.room {
+			t.Errorf("Room(pool %d, provisioned %d, %d%%) = %d, want %d", tt.poolBytes, tt.provisionedBytes, tt.percent, got, tt.room)
 		}
+	}
+}
+
+// TestOvercommitRefusalNamesTheRatio: what a CSI caller reads when the ratio
+// refuses a volume says which bound it hit and how to raise it.
+func TestOvercommitRefusalNamesTheRatio(t *testing.T) {
+	_, err := Place(withOvercommit(request(1, gib), 400), []Candidate{thinHolding("a", 2*gib, 8*gib, 0)})
+	want := "a: thin pool overcommitted (8589934592 of 8589934592 bytes provisioned: pool 2147483648 bytes x overcommit ratio 4 (thinOvercommitPercent 400))"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("Place() error = %v, want it to say %q", err, want)
+	}
+	_, err = Place(withOvercommit(request(1, gib), 150), []Candidate{thinHolding("a", 2*gib, 3*gib, 0)})
+	if err == nil || !strings.Contains(err.Error(), "overcommit ratio 1.5 (thinOvercommitPercent 150)") {
+		t.Fatalf("Place() error = %v, want it to name ratio 1.5", err)
 	}
 }
 

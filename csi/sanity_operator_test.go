@@ -1,0 +1,147 @@
+package csi_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	goruntime "runtime"
+	"strings"
+	"testing"
+	"time"
+
+	csiapi "github.com/container-storage-interface/spec/lib/go/csi"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	v1 "github.com/baton-dr/baton/api/v1alpha1"
+	"github.com/baton-dr/baton/bed/controlplane"
+	sitecontroller "github.com/baton-dr/baton/controllers/site"
+	"github.com/baton-dr/baton/csi"
+	"github.com/baton-dr/baton/storage/chain"
+	"github.com/baton-dr/baton/storage/core/coretest"
+	"github.com/baton-dr/baton/storageapi"
+)
+
+// TestSanityOnTheOperator runs csi-sanity against site A as a real site runs
+// it: the site operator (controllers/site.Operator) over its CRD store on a
+// real kube-apiserver and etcd, built from a StorageCluster that names no
+// overcommit (the CRD's default, 400%). Each node's thin pool is 2 GiB and
+// sanity's volumes are 1 GiB with two replicas: a pool that reserved each
+// volume's size would refuse the third. Only the driver's test may import
+// the operator: the driver itself speaks the storage API.
+//
+// It needs KUBEBUILDER_ASSETS (make test sets it) and root for the loop
+// devices; skipped under -short.
+func TestSanityOnTheOperator(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a real kube-apiserver and etcd; skipped under -short")
+	}
+	if inOwnProcess(t) {
+		return
+	}
+	c := apiServer(t)
+	w := newWorldWith(t, func(w *world, id chain.ClusterID, peers storageapi.Peers) *storageapi.Local {
+		return operatorSite(w, c, id, peers)
+	})
+	w.NodeBytes = 2 << 30
+	d := runSanity(t, w)
+	if t.Failed() {
+		return
+	}
+
+	// The pools take 1 GiB volumes until 2 GiB x 4 is provisioned on each;
+	// what sanity left behind counts too. The refusal names the ratio.
+	for i := range 9 {
+		_, err := d.controller.CreateVolume(ctx, &csiapi.CreateVolumeRequest{Name: fmt.Sprintf("overcommit-%d", i),
+			CapacityRange:      &csiapi.CapacityRange{RequiredBytes: 1 << 30},
+			VolumeCapabilities: []*csiapi.VolumeCapability{mountCapability("")},
+			Parameters:         map[string]string{csi.ParameterPlaceCount: "2"}})
+		if err == nil {
+			continue
+		}
+		want := "overcommit ratio 4 (thinOvercommitPercent 400)"
+		if status.Code(err) != codes.ResourceExhausted || !strings.Contains(err.Error(), want) {
+			t.Fatalf("volume %d refused with %v, want ResourceExhausted saying %q", i, err, want)
+		}
+		return
+	}
+	t.Fatal("two 2 GiB pools took nine 1 GiB volumes of two replicas: the ratio of 4 bounds them at eight")
+}
+
+// operatorSite runs site id on an Operator in a namespace of its own, its
+// StorageCluster and StorageNodes created as the deployment flow creates them.
+func operatorSite(w *world, c client.Client, id chain.ClusterID, peers storageapi.Peers) *storageapi.Local {
+	ctx, cancel := context.WithCancel(context.Background())
+	w.t.Cleanup(cancel)
+	ns := fmt.Sprintf("sanity-%d", time.Now().UnixNano())
+	name := "site-" + string(id[:1])
+	objects := []client.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
+		&v1.StorageCluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec: v1.StorageClusterSpec{ClusterID: v1.UUID(id), StorageLayout: v1.StorageLayout{
+				Pool:                v1.PoolLayout{Name: "baton", Provisioning: v1.ProvisioningThin},
+				ReplicationInterval: metav1.Duration{Duration: time.Minute}, SnapshotRetention: 2}}}}
+	for i := 1; i <= 2; i++ {
+		node := fmt.Sprintf("%s%d", id[:1], i)
+		objects = append(objects, &v1.StorageNode{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: node},
+			Spec: v1.StorageNodeSpec{Cluster: name, NodeName: node, Address: fmt.Sprintf("10.0.0.%d", i)}})
+	}
+	for _, o := range objects {
+		w.must(c.Create(ctx, o))
+	}
+	op, err := sitecontroller.NewOperator(sitecontroller.OperatorConfig{Client: c, Namespace: ns, Cluster: id, Context: ctx,
+		Clock: w.Clock, Peers: peers, NewVolumeID: coretest.VolumeIDs(id)})
+	w.must(err)
+	local, ok := op.Cluster().(*storageapi.Local)
+	if !ok {
+		w.t.Fatalf("the operator serves a %T, not a storageapi.Local", op.Cluster())
+	}
+	return local
+}
+
+// The control plane the operator's records live in, shared by the package's
+// tests and stopped by TestMain.
+var server struct {
+	cp  *controlplane.ControlPlane
+	c   client.Client
+	err error
+}
+
+func apiServer(t *testing.T) client.Client {
+	t.Helper()
+	if server.cp == nil && server.err == nil {
+		_, file, _, _ := goruntime.Caller(0)
+		crds := filepath.Join(filepath.Dir(file), "..", "deploy", "crds")
+		server.cp, server.err = controlplane.Start(controlplane.Options{CRDDirectories: []string{crds}})
+		if server.err == nil {
+			scheme := runtime.NewScheme()
+			server.err = clientgoscheme.AddToScheme(scheme)
+			if server.err == nil {
+				server.err = v1.AddToScheme(scheme)
+			}
+			if server.err == nil {
+				server.c, server.err = client.New(server.cp.Config, client.Options{Scheme: scheme})
+			}
+		}
+	}
+	if server.err != nil {
+		t.Fatalf("control plane: %v", server.err)
+	}
+	return server.c
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if server.cp != nil {
+		if err := server.cp.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "stopping the control plane: %v\n", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
