@@ -3,13 +3,12 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/baton-dr/baton/internal/command"
 )
 
 const usage = `Usage: baton-controller [flags]
@@ -31,20 +30,8 @@ Flags:
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := run(ctx, os.Args[1:], os.Stderr)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		os.Exit(0)
-	case errors.Is(err, errUsage):
-		os.Exit(2)
-	case err != nil:
-		fmt.Fprintln(os.Stderr, "baton-controller:", err)
-		os.Exit(1)
-	}
+	command.Exit("baton-controller", run(ctx, os.Args[1:], os.Stderr))
 }
-
-// errUsage reports flags that did not parse (the flag package printed why).
-var errUsage = errors.New("usage")
 
 // run parses the flags and runs the operator until ctx ends.
 func run(ctx context.Context, args []string, stderr io.Writer) error {
