@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	workv1 "open-cluster-management.io/api/work/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -72,14 +71,9 @@ func (k *klusterlet) workDue(work *workv1.ManifestWork) bool {
 
 func (k *klusterlet) syncWorkNamed(name string) {
 	work := &workv1.ManifestWork{}
-	err := k.hubWork.Get(context.Background(), types.NamespacedName{Namespace: k.site.Name, Name: name}, work)
-	if err != nil {
-		if !apierrors.IsNotFound(err) {
-			k.hub.world.Sim.Logf("agent", "%s: get work %s: %v", k.endpoint, name, err)
-		}
-		return
+	if k.hubGet(k.hubWork, "work", name, work) {
+		k.syncWork(context.Background(), work)
 	}
-	k.syncWork(context.Background(), work)
 }
 
 // syncWork applies one work and reports its status.
