@@ -4,9 +4,6 @@ package main
 import (
 	"context"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/baton-dr/baton/internal/command"
 )
@@ -27,11 +24,7 @@ carry a cluster secret.
 Flags:
 `
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	command.Exit("baton-controller", run(ctx, os.Args[1:], os.Stderr))
-}
+func main() { command.Main("baton-controller", run) }
 
 // run parses the flags and runs the operator until ctx ends.
 func run(ctx context.Context, args []string, stderr io.Writer) error {

@@ -4,9 +4,6 @@ package main
 import (
 	"context"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/baton-dr/baton/internal/command"
 )
@@ -34,11 +31,7 @@ secret or a stream token.
 Flags:
 `
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	command.Exit("baton-node", run(ctx, os.Args[1:], os.Stderr))
-}
+func main() { command.Main("baton-node", run) }
 
 // run parses the flags and runs the node agent until ctx ends.
 func run(ctx context.Context, args []string, stderr io.Writer) error {

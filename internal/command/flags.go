@@ -4,11 +4,14 @@
 package command
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 )
 
 // ErrUsage reports flags that did not parse or do not fit together; the
@@ -54,6 +57,15 @@ func Problems(output io.Writer, name string, problems []string) error {
 		return ErrUsage
 	}
 	return nil
+}
+
+// Main runs a command until SIGINT or SIGTERM ends its context, then exits
+// with the status of its error (Exit).
+func Main(name string, run func(ctx context.Context, args []string, stderr io.Writer) error) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stderr)
+	stop()
+	Exit(name, err)
 }
 
 // Exit ends the process with the status of run's error: 0 for none or -help,
