@@ -1,9 +1,6 @@
 package backend
 
-import (
-	"io"
-	"os"
-)
+import "io"
 
 // ErrnoDevice is an open block device whose errors pass through Classify on
 // their way out, so that the kernel's errno reaches callers as the refusal
@@ -45,15 +42,4 @@ func (d *ErrnoDevice) Close() error {
 		return d.Classify(err, d.Path)
 	}
 	return nil
-}
-
-// OpenLocalDevice opens a block device of this machine, buffered: writes
-// land in the page cache and Sync (fsync) flushes them through the device
-// (a zvol, or DRBD, which forwards the flush to its peers).
-func OpenLocalDevice(path string, writable bool) (Device, error) {
-	flag := os.O_RDONLY
-	if writable {
-		flag = os.O_RDWR
-	}
-	return os.OpenFile(path, flag, 0)
 }
