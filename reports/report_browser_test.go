@@ -72,20 +72,8 @@ const factsScript = `(() => {
 // beyond itself, and show the summary, the failures with their replay
 // commands, the failed result's timeline, charts, chains and violations.
 func TestReportInChromium(t *testing.T) {
-	dir := t.TempDir()
-	if err := reports.WriteRunDir(dir, reportstest.SampleRun()); err != nil {
-		t.Fatal(err)
-	}
-	browser := browsertest.New(t)
 	deadline := time.Now().Add(2 * time.Minute)
-	url := "file://" + filepath.Join(dir, reports.HTMLName)
-	page, err := browser.Open(url, browsertest.Viewport{WidthPx: 1280, HeightPx: 900}, deadline)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, browser.Output())
-	}
-	if problems := page.Problems(); len(problems) > 0 {
-		t.Errorf("the page misbehaved: %q", problems)
-	}
+	page, url := reportstest.OpenInChromium(t, reportstest.SampleRun(), deadline)
 	if !slices.Equal(page.Requests, []string{url}) {
 		t.Errorf("the page requested %q; it must load nothing but itself", page.Requests)
 	}
@@ -170,20 +158,9 @@ func TestLargeReportInChromium(t *testing.T) {
 	if testing.Short() {
 		t.Skip("renders and opens 1,000 results")
 	}
-	dir := t.TempDir()
 	run := reportstest.LargeRun(1000)
-	if err := reports.WriteRunDir(dir, run); err != nil {
-		t.Fatal(err)
-	}
-	browser := browsertest.New(t)
 	deadline := time.Now().Add(2 * time.Minute)
-	page, err := browser.Open("file://"+filepath.Join(dir, reports.HTMLName), browsertest.Viewport{WidthPx: 1280, HeightPx: 900}, deadline)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, browser.Output())
-	}
-	if problems := page.Problems(); len(problems) > 0 {
-		t.Errorf("the page misbehaved: %q", problems)
-	}
+	page, _ := reportstest.OpenInChromium(t, run, deadline)
 	var counts struct {
 		Sections int `json:"sections"`
 		Failures int `json:"failures"`

@@ -1,34 +1,27 @@
 package storageapi_test
 
 import (
-	"fmt"
 	"testing"
 	"time"
 
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storage/core"
+	"github.com/baton-dr/baton/storage/core/coretest"
 	"github.com/baton-dr/baton/storageapi"
 	"github.com/baton-dr/baton/storageapi/storageapitest"
 )
 
 const (
-	clusterA chain.ClusterID = "aaaaaaaa-0000-4000-8000-00000000000a"
-	clusterB chain.ClusterID = "bbbbbbbb-0000-4000-8000-00000000000b"
+	clusterA = coretest.ClusterA
+	clusterB = coretest.ClusterB
 )
-
-type clock struct{ now time.Time }
-
-func (c *clock) Now() time.Time { return c.now }
 
 // newSite is a site over a memory store with two 100 GiB nodes, n1 and n2.
 func newSite(t testing.TB, id chain.ClusterID, peers core.Peers) *storageapi.Local {
 	t.Helper()
-	next := 0
-	s, err := core.New(core.Config{Cluster: id, NewVolumeID: func() chain.VolumeID {
-		next++
-		return chain.VolumeID(fmt.Sprintf("%s-0000-4000-8000-%012d", id[:8], next))
-	}}, core.NewMemoryStore(), peers, &clock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)})
+	s, err := core.New(core.Config{Cluster: id, NewVolumeID: coretest.VolumeIDs(id)},
+		core.NewMemoryStore(), peers, coretest.NewClock(coretest.Epoch))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storage/core"
+	"github.com/baton-dr/baton/storage/core/coretest"
 	"github.com/baton-dr/baton/storageapi"
 )
 
@@ -72,11 +73,8 @@ func survivor(t *testing.T, store core.Store) (*storageapi.Local, *silentPeers, 
 	t.Helper()
 	peers := &silentPeers{release: make(chan struct{}), called: make(chan string, 64)}
 	t.Cleanup(func() { close(peers.release) })
-	next := 0
-	s, err := core.New(core.Config{Cluster: clusterB, NewVolumeID: func() chain.VolumeID {
-		next++
-		return chain.VolumeID(fmt.Sprintf("bbbbbbbb-0000-4000-8000-%012d", next))
-	}}, store, peers, &clock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)})
+	s, err := core.New(core.Config{Cluster: clusterB, NewVolumeID: coretest.VolumeIDs(clusterB)},
+		store, peers, coretest.NewClock(coretest.Epoch))
 	if err != nil {
 		t.Fatal(err)
 	}

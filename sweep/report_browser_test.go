@@ -2,12 +2,11 @@ package sweep_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/baton-dr/baton/reports"
-	"github.com/baton-dr/baton/reports/browsertest"
+	"github.com/baton-dr/baton/reports/reportstest"
 	"github.com/baton-dr/baton/scenarios"
 	"github.com/baton-dr/baton/sweep"
 )
@@ -27,19 +26,8 @@ func TestASweepsSampledResultsShowTheirEventsInChromium(t *testing.T) {
 			t.Fatalf("seed %d %s: %s", r.Seed, r.Verdict, r.Error)
 		}
 	}
-	dir := t.TempDir()
-	if err := reports.WriteRunDir(dir, run); err != nil {
-		t.Fatal(err)
-	}
-	browser := browsertest.New(t)
 	deadline := time.Now().Add(2 * time.Minute)
-	page, err := browser.Open("file://"+filepath.Join(dir, reports.HTMLName), browsertest.Viewport{WidthPx: 1280, HeightPx: 900}, deadline)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, browser.Output())
-	}
-	if problems := page.Problems(); len(problems) > 0 {
-		t.Errorf("the page misbehaved: %q", problems)
-	}
+	page, _ := reportstest.OpenInChromium(t, run, deadline)
 	var sections []struct {
 		ID     string `json:"id"`
 		Marks  int    `json:"marks"`

@@ -60,6 +60,16 @@ func (s site) devices() Devices {
 	return d
 }
 
+// withBlock is the site's devices with one block of volume overwritten by
+// data, on a copy: the site itself is left as it is.
+func (s site) withBlock(volume string, block int64, data []byte) Devices {
+	damaged := s.devices()
+	dev := s[volume].Copy()
+	dev.SetBlock(block, data)
+	damaged[volume] = dev
+	return damaged
+}
+
 // snapshot copies every device as it is now, synced or not.
 func (s site) snapshot() site {
 	c := site{}

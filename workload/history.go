@@ -247,32 +247,24 @@ func (h *history) maxBlockBefore(from, to uint64) int64 {
 // changes counts the current-history writes after the one with sequence
 // number afterSeq.
 func (h *history) changes(afterSeq uint64) ChangeStats {
-	var stats ChangeStats
-	distinct := map[uint64]struct{}{}
 	start := sort.Search(len(h.writes), func(i int) bool { return h.writes[i].seq > afterSeq })
-	for _, w := range h.writes[start:] {
-		if w.discarded != 0 {
-			continue
-		}
-		stats.Writes++
-		distinct[w.block] = struct{}{}
-	}
-	stats.Blocks = len(distinct)
-	stats.WriteBytes = uint64(stats.Writes) * BlockSizeBytes
-	stats.BlockBytes = uint64(stats.Blocks) * BlockSizeBytes
-	return stats
+	return currentChanges(h.writes[start:])
 }
 
 // changesBetween counts the current history's writes issued in (after,
 // until], in nanoseconds: writes are in time order, as steps never go back.
 func (h *history) changesBetween(afterNanos, untilNanos int64) ChangeStats {
+	start := sort.Search(len(h.writes), func(i int) bool { return h.writes[i].atNanos > afterNanos })
+	end := sort.Search(len(h.writes), func(i int) bool { return h.writes[i].atNanos > untilNanos })
+	return currentChanges(h.writes[start:max(start, end)])
+}
+
+// currentChanges counts the writes of the current history (not discarded)
+// and the distinct blocks they wrote.
+func currentChanges(writes []write) ChangeStats {
 	var stats ChangeStats
 	distinct := map[uint64]struct{}{}
-	start := sort.Search(len(h.writes), func(i int) bool { return h.writes[i].atNanos > afterNanos })
-	for _, w := range h.writes[start:] {
-		if w.atNanos > untilNanos {
-			break
-		}
+	for _, w := range writes {
 		if w.discarded != 0 {
 			continue
 		}

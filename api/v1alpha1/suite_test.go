@@ -3,7 +3,6 @@ package v1alpha1_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	goruntime "runtime"
 	"sync"
@@ -18,14 +17,16 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	storagev1alpha1 "github.com/baton-dr/baton/api/v1alpha1"
-	"github.com/baton-dr/baton/bed/controlplane"
+	"github.com/baton-dr/baton/bed/controlplane/controlplanetest"
 )
 
 // The envtest suite shares one kube-apiserver and etcd across the package's
 // tests: starting one costs seconds, and every test works in its own namespace.
-var server struct {
+var server = controlplanetest.Shared{CRDs: func() ([]string, error) { return []string{crdDirectory()}, nil }}
+
+// apiClient is the shared control plane's client, made on first use.
+var apiClient struct {
 	once sync.Once
-	cp   *controlplane.ControlPlane
 	c    client.Client
 	err  error
 }
@@ -44,27 +45,19 @@ func crdDirectory() string { return filepath.Join(repositoryRoot(), "deploy", "c
 // need it are skipped under -short.
 func apiServer(t *testing.T) client.Client {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("starts a real kube-apiserver and etcd; skipped under -short")
-	}
-	server.once.Do(func() {
-		server.cp, server.err = controlplane.Start(controlplane.Options{
-			CRDDirectories: []string{crdDirectory()},
-		})
-		if server.err != nil {
-			return
-		}
+	config := server.Config(t)
+	apiClient.once.Do(func() {
 		scheme, err := newScheme()
 		if err != nil {
-			server.err = err
+			apiClient.err = err
 			return
 		}
-		server.c, server.err = client.New(server.cp.Config, client.Options{Scheme: scheme})
+		apiClient.c, apiClient.err = client.New(config, client.Options{Scheme: scheme})
 	})
-	if server.err != nil {
-		t.Fatalf("control plane: %v", server.err)
+	if apiClient.err != nil {
+		t.Fatalf("control plane: %v", apiClient.err)
 	}
-	return server.c
+	return apiClient.c
 }
 
 func newScheme() (*runtime.Scheme, error) {
@@ -79,16 +72,7 @@ func newScheme() (*runtime.Scheme, error) {
 	return scheme, nil
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if server.cp != nil {
-		if err := server.cp.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "stopping the control plane: %v\n", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { server.Main(m) }
 
 // testContext is a context bounded well above what any one test needs, so a
 // wedged API server fails the test instead of hanging it.

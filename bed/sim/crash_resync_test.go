@@ -7,7 +7,6 @@ import (
 
 	bedsim "github.com/baton-dr/baton/bed/sim"
 	"github.com/baton-dr/baton/storage/backend"
-	"github.com/baton-dr/baton/storage/core"
 )
 
 // A Secondary that was down while the Primary took writes must not call
@@ -19,18 +18,7 @@ func TestCrashedSecondaryIsUpToDateOnlyWithTheWritesItMissed(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := w.Site("site-a")
-	v, err := a.Control.CreateVolume(core.CreateRequest{Name: "x", Shape: core.Shape{SizeBytes: 64 << 20, PlaceCount: 2, VolumeMode: core.Block}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Run(10 * time.Second)
-	if v, err = a.Control.Volume(v.Ref); err != nil {
-		t.Fatal(err)
-	}
-	other := "node-1"
-	if v.Primary == "node-1" {
-		other = "node-2"
-	}
+	v, other := placedPair(t, w, a)
 	write(t, w, a, v.Ref, 0, 'a')
 	w.CrashNode("site-a", other)
 	write(t, w, a, v.Ref, 8192, 'b')

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	workv1 "open-cluster-management.io/api/work/v1"
@@ -131,6 +132,17 @@ func (k *klusterlet) hubEvent(e watchEvent) {
 			}
 		})
 	}
+}
+
+// hubGet reads one object of the site's namespace on the hub into object,
+// through c (each agent reads the hub as its own identity). A read that
+// fails for another reason than the object's absence is logged.
+func (k *klusterlet) hubGet(c client.Client, kind, name string, object client.Object) bool {
+	err := c.Get(context.Background(), types.NamespacedName{Namespace: k.site.Name, Name: name}, object)
+	if err != nil && !apierrors.IsNotFound(err) {
+		k.hub.world.Sim.Logf("agent", "%s: get %s %s: %v", k.endpoint, kind, name, err)
+	}
+	return err == nil
 }
 
 // resyncWorks is the work agent's periodic pass over the site's works.

@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	viewv1beta1 "github.com/baton-dr/baton/controllers/hub/view/v1beta1"
@@ -30,14 +29,9 @@ import (
 
 func (k *klusterlet) answerNamed(name string) {
 	view := &viewv1beta1.ManagedClusterView{}
-	err := k.hubView.Get(context.Background(), types.NamespacedName{Namespace: k.site.Name, Name: name}, view)
-	if err != nil {
-		if !apierrors.IsNotFound(err) {
-			k.hub.world.Sim.Logf("agent", "%s: get view %s: %v", k.endpoint, name, err)
-		}
-		return
+	if k.hubGet(k.hubView, "view", name, view) {
+		k.answer(context.Background(), view)
 	}
-	k.answer(context.Background(), view)
 }
 
 func (k *klusterlet) answer(ctx context.Context, view *viewv1beta1.ManagedClusterView) {

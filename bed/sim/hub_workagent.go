@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/baton-dr/baton/controllers/hub/feedback"
+
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -13,8 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/util/jsonpath"
 	workv1 "open-cluster-management.io/api/work/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -71,14 +71,9 @@ func (k *klusterlet) workDue(work *workv1.ManifestWork) bool {
 
 func (k *klusterlet) syncWorkNamed(name string) {
 	work := &workv1.ManifestWork{}
-	err := k.hubWork.Get(context.Background(), types.NamespacedName{Namespace: k.site.Name, Name: name}, work)
-	if err != nil {
-		if !apierrors.IsNotFound(err) {
-			k.hub.world.Sim.Logf("agent", "%s: get work %s: %v", k.endpoint, name, err)
-		}
-		return
+	if k.hubGet(k.hubWork, "work", name, work) {
+		k.syncWork(context.Background(), work)
 	}
-	k.syncWork(context.Background(), work)
 }
 
 // syncWork applies one work and reports its status.
@@ -296,14 +291,7 @@ func (k *klusterlet) report(work *workv1.ManifestWork, ordinal int32, object *un
 	}
 	meta.SetStatusCondition(&condition.Conditions, available)
 	if config != nil && live != nil {
-		for _, rule := range config.FeedbackRules {
-			for _, path := range rule.JsonPaths {
-				if value, ok := evaluate(live.Object, path.Path); ok {
-					condition.StatusFeedbacks.Values = append(condition.StatusFeedbacks.Values,
-						workv1.FeedbackValue{Name: path.Name, Value: workv1.FieldValue{Type: workv1.String, String: &value}})
-				}
-			}
-		}
+		condition.StatusFeedbacks.Values = append(condition.StatusFeedbacks.Values, feedback.Values(config.FeedbackRules, live.Object)...)
 	}
 	return condition
 }
@@ -319,21 +307,6 @@ func (k *klusterlet) live(object *unstructured.Unstructured) *unstructured.Unstr
 		return nil
 	}
 	return live
-}
-
-// evaluate reads a JSONPath as the work agent does: one string value, or
-// nothing (a missing field reports no value).
-func evaluate(object map[string]any, path string) (string, bool) {
-	parser := jsonpath.New("feedback").AllowMissingKeys(true)
-	if err := parser.Parse(fmt.Sprintf("{%s}", path)); err != nil {
-		return "", false
-	}
-	results, err := parser.FindResults(object)
-	if err != nil || len(results) != 1 || len(results[0]) != 1 {
-		return "", false
-	}
-	value, ok := results[0][0].Interface().(string)
-	return value, ok
 }
 
 // workStatus is the work's status after a pass: its manifests' reports and

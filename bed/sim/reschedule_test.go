@@ -6,7 +6,6 @@ import (
 
 	"github.com/baton-dr/baton/bed"
 	bedsim "github.com/baton-dr/baton/bed/sim"
-	"github.com/baton-dr/baton/storage/core"
 )
 
 // A crash of the node under the application's pod moves the pod to the
@@ -78,18 +77,7 @@ func TestAPodLostWithItsNodeRunsOnTheOtherWithEveryAcknowledgedWrite(t *testing.
 func TestASplitBrainInsideASiteIsAViolation(t *testing.T) {
 	w := newWorld(t, 5)
 	a := w.Site("site-a")
-	v, err := a.Control.CreateVolume(core.CreateRequest{Name: "x", Shape: core.Shape{SizeBytes: 64 << 20, PlaceCount: 2, VolumeMode: core.Block}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Run(10 * time.Second)
-	if v, err = a.Control.Volume(v.Ref); err != nil {
-		t.Fatal(err)
-	}
-	other := "node-1"
-	if v.Primary == other {
-		other = "node-2"
-	}
+	v, other := placedPair(t, w, a)
 	write(t, w, a, v.Ref, 0, 'a')
 	w.Partition("site-a/node-1", "site-a/node-2", true)
 	w.Run(30 * time.Second)

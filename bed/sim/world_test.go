@@ -36,6 +36,34 @@ func write(t *testing.T, w *bedsim.World, s *bedsim.Site, ref chain.Ref, offset 
 	}
 }
 
+// createBlock creates a block volume on s placed on places nodes.
+func createBlock(t *testing.T, s *bedsim.Site, name string, sizeBytes uint64, places int) core.Volume {
+	t.Helper()
+	v, err := s.Control.CreateVolume(core.CreateRequest{Name: name,
+		Shape: core.Shape{SizeBytes: sizeBytes, PlaceCount: places, VolumeMode: core.Block}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// placedPair creates a 64 MiB volume on two of s's nodes, lets the world
+// place it and returns it as placed, with the node that is not its primary.
+func placedPair(t *testing.T, w *bedsim.World, s *bedsim.Site) (core.Volume, string) {
+	t.Helper()
+	v := createBlock(t, s, "x", 64<<20, 2)
+	w.Run(10 * time.Second)
+	v, err := s.Control.Volume(v.Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secondary := "node-1"
+	if v.Primary == secondary {
+		secondary = "node-2"
+	}
+	return v, secondary
+}
+
 func read(t *testing.T, s *bedsim.Site, ref chain.Ref, offset int64) byte {
 	t.Helper()
 	d, err := s.Device(ref)
@@ -61,11 +89,7 @@ func read(t *testing.T, s *bedsim.Site, ref chain.Ref, offset int64) byte {
 func TestDataCrossesSitesAndSurvivesAFailover(t *testing.T) {
 	w := newWorld(t, 1)
 	a, b := w.Site("site-a"), w.Site("site-b")
-	v, err := a.Control.CreateVolume(core.CreateRequest{Name: "pvc-db",
-		Shape: core.Shape{SizeBytes: 1 << 30, PlaceCount: 2, VolumeMode: core.Block}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := createBlock(t, a, "pvc-db", 1<<30, 2)
 	w.Run(5 * time.Second)
 	write(t, w, a, v.Ref, 0, 'a')
 	if _, err := a.Control.Enable(v.Ref, b.Cluster); err != nil {
@@ -103,11 +127,7 @@ func TestTheSameSeedReplaysTheSameRun(t *testing.T) {
 	hash := func() string {
 		w := newWorld(t, 7)
 		a, b := w.Site("site-a"), w.Site("site-b")
-		v, err := a.Control.CreateVolume(core.CreateRequest{Name: "x",
-			Shape: core.Shape{SizeBytes: 1 << 20, PlaceCount: 1, VolumeMode: core.Block}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		v := createBlock(t, a, "x", 1<<20, 1)
 		if _, err := a.Control.Enable(v.Ref, b.Cluster); err != nil {
 			t.Fatal(err)
 		}
@@ -126,11 +146,7 @@ func TestTheSameSeedReplaysTheSameRun(t *testing.T) {
 func TestDRBDReplicatesInsideASiteAndClonesStartInSync(t *testing.T) {
 	w := newWorld(t, 3)
 	a, b := w.Site("site-a"), w.Site("site-b")
-	v, err := a.Control.CreateVolume(core.CreateRequest{Name: "pvc-db",
-		Shape: core.Shape{SizeBytes: 256 << 20, PlaceCount: 2, VolumeMode: core.Block}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := createBlock(t, a, "pvc-db", 256<<20, 2)
 	w.Run(10 * time.Second)
 	write(t, w, a, v.Ref, 0, 'x')
 	v, _ = a.Control.Volume(v.Ref)

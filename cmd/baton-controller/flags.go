@@ -1,11 +1,11 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/baton-dr/baton/internal/command"
 
 	"github.com/baton-dr/baton/storage/chain"
 )
@@ -34,12 +34,7 @@ type options struct {
 
 func parseFlags(args []string, output io.Writer) (options, error) {
 	var o options
-	flags := flag.NewFlagSet("baton-controller", flag.ContinueOnError)
-	flags.SetOutput(output)
-	flags.Usage = func() {
-		fmt.Fprint(flags.Output(), usage)
-		flags.PrintDefaults()
-	}
+	flags := command.NewFlagSet("baton-controller", usage, output)
 	flags.StringVar(&o.kubeconfig, "kubeconfig", "", "kubeconfig file; empty uses $KUBECONFIG, then the in-cluster config, then ~/.kube/config")
 	flags.StringVar(&o.namespace, "namespace", "baton-system", "namespace of the site's storage objects, the lease and the CSI secret")
 	flags.StringVar(&o.clusterID, "cluster-id", "", "UUID of the StorageCluster to run; empty runs the namespace's only one")
@@ -61,15 +56,8 @@ func parseFlags(args []string, output io.Writer) (options, error) {
 		"JSON list of the nodes' candidate devices that OperatorOps runs read (the beds); empty: runs fail until node-agent discovery lands")
 	flags.DurationVar(&o.tickInterval, "tick-interval", time.Second, "how often the storage core's time-driven work runs")
 	flags.IntVar(&o.logLevel, "v", 0, "log verbosity (0 info, 1 debug)")
-	if err := flags.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return o, err
-		}
-		return o, errUsage
-	}
-	if flags.NArg() > 0 {
-		fmt.Fprintf(output, "baton-controller takes no arguments, got %q\n", flags.Args())
-		return o, errUsage
+	if err := command.Parse(flags, args); err != nil {
+		return o, err
 	}
 	return o, o.validate(output)
 }
@@ -85,11 +73,5 @@ func (o *options) validate(output io.Writer) error {
 	if o.tickInterval <= 0 {
 		problems = append(problems, fmt.Sprintf("--tick-interval %s is not positive", o.tickInterval))
 	}
-	for _, p := range problems {
-		fmt.Fprintln(output, "baton-controller:", p)
-	}
-	if len(problems) > 0 {
-		return errUsage
-	}
-	return nil
+	return command.Problems(output, "baton-controller", problems)
 }

@@ -3,13 +3,9 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
-	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
+
+	"github.com/baton-dr/baton/internal/command"
 )
 
 const usage = `Usage: baton-controller [flags]
@@ -28,23 +24,7 @@ carry a cluster secret.
 Flags:
 `
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	err := run(ctx, os.Args[1:], os.Stderr)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		os.Exit(0)
-	case errors.Is(err, errUsage):
-		os.Exit(2)
-	case err != nil:
-		fmt.Fprintln(os.Stderr, "baton-controller:", err)
-		os.Exit(1)
-	}
-}
-
-// errUsage reports flags that did not parse (the flag package printed why).
-var errUsage = errors.New("usage")
+func main() { command.Main("baton-controller", run) }
 
 // run parses the flags and runs the operator until ctx ends.
 func run(ctx context.Context, args []string, stderr io.Writer) error {

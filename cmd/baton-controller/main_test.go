@@ -25,6 +25,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-dr/baton/internal/command"
+
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -62,7 +64,7 @@ func TestHelpSaysWhatItDoes(t *testing.T) {
 func TestBadFlagsAreRefused(t *testing.T) {
 	for _, args := range [][]string{{"--cluster-id", "SITE-A"}, {"--tick-interval", "0s"}, {"--no-such-flag"}, {"extra"}} {
 		var out bytes.Buffer
-		if err := run(context.Background(), args, &out); !errors.Is(err, errUsage) {
+		if err := run(context.Background(), args, &out); !errors.Is(err, command.ErrUsage) {
 			t.Errorf("%v: %v, want a usage error", args, err)
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,6 +11,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/baton-dr/baton/internal/command"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
@@ -22,7 +23,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -115,10 +115,7 @@ func newManager(config *rest.Config, o options, logger logr.Logger) (manager.Man
 	if err != nil {
 		return nil, fmt.Errorf("failed to build the manager: %w", err)
 	}
-	if err := m.AddHealthzCheck("ping", healthz.Ping); err != nil {
-		return nil, err
-	}
-	return m, m.AddReadyzCheck("ping", healthz.Ping)
+	return m, command.AddProbes(m)
 }
 
 // wire builds the operator and registers the ticker and every reconciler.
@@ -217,13 +214,9 @@ func peerTLSConfig(caFile string) (*tls.Config, error) {
 	if caFile == "" {
 		return config, nil
 	}
-	pem, err := os.ReadFile(caFile)
+	pool, err := command.ReadRoots(caFile, "--peer-ca-file")
 	if err != nil {
-		return nil, fmt.Errorf("failed to read --peer-ca-file: %w", err)
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(pem) {
-		return nil, fmt.Errorf("--peer-ca-file %s holds no PEM certificate", caFile)
+		return nil, err
 	}
 	config.RootCAs = pool
 	return config, nil

@@ -4,9 +4,7 @@ package main
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,6 +13,8 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/baton-dr/baton/internal/command"
 
 	"github.com/go-logr/logr"
 	"google.golang.org/grpc"
@@ -49,23 +49,12 @@ type options struct {
 }
 
 func main() {
-	if err := run(os.Args[1:], os.Stderr); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			os.Exit(0)
-		}
-		fmt.Fprintln(os.Stderr, "baton-csi:", err)
-		os.Exit(1)
-	}
+	command.Exit("baton-csi", run(os.Args[1:], os.Stderr))
 }
 
 func parse(args []string, output io.Writer) (options, error) {
 	var o options
-	flags := flag.NewFlagSet("baton-csi", flag.ContinueOnError)
-	flags.SetOutput(output)
-	flags.Usage = func() {
-		fmt.Fprint(flags.Output(), usage)
-		flags.PrintDefaults()
-	}
+	flags := command.NewFlagSet("baton-csi", usage, output)
 	flags.StringVar(&o.endpoint, "endpoint", "unix:///csi/csi.sock", "CSI unix socket")
 	flags.StringVar(&o.addonsAddress, "csi-addons-address", "unix:///run/csi-addons/socket", "csi-addons unix socket (controller and all modes)")
 	flags.StringVar(&o.nodeID, "node-id", "", "this node's name, as the site's storage nodes are named (node and all modes)")
@@ -129,13 +118,9 @@ func run(args []string, output io.Writer) error {
 func build(o options) (csi.Services, error) {
 	clusters := &csi.Clusters{Dialer: &csi.HTTPDialer{CallTimeout: o.callTimeout}}
 	if o.caFile != "" {
-		pem, err := os.ReadFile(o.caFile)
+		pool, err := command.ReadRoots(o.caFile, "--ca-file")
 		if err != nil {
 			return csi.Services{}, err
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return csi.Services{}, fmt.Errorf("--ca-file %s holds no PEM certificate", o.caFile)
 		}
 		clusters.Dialer = &csi.HTTPDialer{CallTimeout: o.callTimeout, TLS: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}
 	}

@@ -4,10 +4,8 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -17,17 +15,15 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/discovery"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/baton-dr/baton/controllers/hub"
 	viewv1beta1 "github.com/baton-dr/baton/controllers/hub/view/v1beta1"
+	"github.com/baton-dr/baton/internal/command"
 )
 
 const usage = `Usage: baton-hub [flags]
@@ -65,12 +61,7 @@ type options struct {
 
 func parseFlags(args []string, output io.Writer) (options, error) {
 	var o options
-	flags := flag.NewFlagSet("baton-hub", flag.ContinueOnError)
-	flags.SetOutput(output)
-	flags.Usage = func() {
-		fmt.Fprint(flags.Output(), usage)
-		flags.PrintDefaults()
-	}
+	flags := command.NewFlagSet("baton-hub", usage, output)
 	flags.StringVar(&o.kubeconfig, "kubeconfig", "", "path to the hub's kubeconfig (default: $KUBECONFIG, else in-cluster)")
 	flags.StringVar(&o.metricsAddress, "metrics-bind-address", ":8080", `address of the Prometheus metrics endpoint; "0" turns it off`)
 	flags.StringVar(&o.probeAddress, "health-probe-bind-address", ":8081", `address of /healthz and /readyz; "0" turns them off`)
@@ -95,27 +86,13 @@ func main() {
 // run is the whole command: 0 after a clean shutdown (ctx done), 1 when the
 // hub cannot run, 2 for bad flags.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	o, err := parseFlags(args, stdout)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, "baton-hub:", err)
-		return 2
-	}
-	log := logr.FromSlogHandler(slog.NewJSONHandler(stderr, nil))
-	ctrl.SetLogger(log)
-	if err := serve(ctx, o, log); err != nil {
-		log.Error(err, "baton-hub stops")
-		return 1
-	}
-	return 0
+	return command.RunManager(ctx, "baton-hub", args, stdout, stderr, parseFlags, serve)
 }
 
 // serve builds the manager, registers the hub's controllers and runs them
 // until ctx is done.
 func serve(ctx context.Context, o options, log logr.Logger) error {
-	config, err := loadConfig(o.kubeconfig)
+	config, err := command.LoadKubeconfig(o.kubeconfig)
 	if err != nil {
 		return err
 	}
@@ -158,35 +135,12 @@ func serve(ctx context.Context, o options, log logr.Logger) error {
 	if !registration.ViewsServed {
 		log.Info("the API server does not serve view.open-cluster-management.io/v1beta1 ManagedClusterViews: requests are delivered but sites cannot be read back")
 	}
-	if err := manager.AddHealthzCheck("healthz", healthz.Ping); err != nil {
-		return fmt.Errorf("failed to add the health check: %w", err)
-	}
-	if err := manager.AddReadyzCheck("readyz", healthz.Ping); err != nil {
-		return fmt.Errorf("failed to add the readiness check: %w", err)
+	if err := command.AddProbes(manager); err != nil {
+		return err
 	}
 	log.Info("baton-hub starts", "fieldManager", hub.FieldManager, "leaderElect", o.leaderElect)
 	if err := manager.Start(ctx); err != nil {
 		return fmt.Errorf("the manager stopped: %w", err)
 	}
 	return nil
-}
-
-// loadConfig reads the kubeconfig flag, else $KUBECONFIG, else the
-// in-cluster service account.
-func loadConfig(kubeconfig string) (*rest.Config, error) {
-	if kubeconfig == "" {
-		kubeconfig = os.Getenv("KUBECONFIG")
-	}
-	if kubeconfig == "" {
-		config, err := rest.InClusterConfig()
-		if err != nil {
-			return nil, fmt.Errorf("no --kubeconfig, no $KUBECONFIG, and not in a cluster: %w", err)
-		}
-		return config, nil
-	}
-	config, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		return nil, fmt.Errorf("failed to load the kubeconfig %s: %w", kubeconfig, err)
-	}
-	return config, nil
 }

@@ -3,9 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	goruntime "runtime"
@@ -13,14 +11,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-dr/baton/bed/controlplane/controlplanetest"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/apimachinery/pkg/util/yaml"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -30,7 +28,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
-	"github.com/baton-dr/baton/bed/controlplane"
 	"github.com/baton-dr/baton/controllers/hub"
 	"github.com/baton-dr/baton/internal/syncio"
 )
@@ -82,46 +79,11 @@ func startHub(t *testing.T) *rest.Config {
 		t.Fatal(err)
 	}
 	ocm := strings.TrimSpace(string(out))
-	cp, err := controlplane.Start(controlplane.Options{CRDDirectories: []string{
+	return controlplanetest.Start(t,
 		filepath.Join(ocm, "work", "v1", "0000_00_work.open-cluster-management.io_manifestworks.crd.yaml"),
 		filepath.Join(ocm, "cluster", "v1", "0000_00_clusters.open-cluster-management.io_managedclusters.crd.yaml"),
 		filepath.Join(repositoryRoot(), "deploy", "crds"),
-		filepath.Join(repositoryRoot(), "controllers", "hub", "testdata", "crds"),
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := cp.Stop(); err != nil {
-			t.Errorf("stop the control plane: %v", err)
-		}
-	})
-	return cp.Config
-}
-
-// applyFile creates every object of a multi-document YAML file.
-func applyFile(t *testing.T, ctx context.Context, c client.Client, file string) {
-	t.Helper()
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	decoder := yaml.NewYAMLOrJSONDecoder(f, 4096)
-	for {
-		object := &unstructured.Unstructured{}
-		if err := decoder.Decode(&object.Object); errors.Is(err, io.EOF) {
-			return
-		} else if err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
-		if len(object.Object) == 0 {
-			continue
-		}
-		if err := c.Create(ctx, object); err != nil && !apierrors.IsAlreadyExists(err) {
-			t.Fatalf("%s: %s %s: %v", file, object.GetKind(), object.GetName(), err)
-		}
-	}
+		filepath.Join(repositoryRoot(), "controllers", "hub", "testdata", "crds"))
 }
 
 // serviceAccountKubeconfig writes a kubeconfig that reaches the control plane
@@ -162,7 +124,7 @@ func TestTheHubRunsOnARealAPIServerWithItsOwnRBAC(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, file := range []string{"deploy/hub/hub.yaml", "deploy/hub/rbac/role.yaml"} {
-		applyFile(t, ctx, admin, filepath.Join(repositoryRoot(), file))
+		controlplanetest.Apply(t, ctx, admin, filepath.Join(repositoryRoot(), file))
 	}
 	for _, o := range []client.Object{
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "site-a"}},

@@ -1,13 +1,13 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
 	"path/filepath"
 	"time"
+
+	"github.com/baton-dr/baton/internal/command"
 
 	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storageapi"
@@ -41,12 +41,7 @@ type options struct {
 
 func parseFlags(args []string, output io.Writer) (options, error) {
 	var o options
-	flags := flag.NewFlagSet("baton-node", flag.ContinueOnError)
-	flags.SetOutput(output)
-	flags.Usage = func() {
-		fmt.Fprint(flags.Output(), usage)
-		flags.PrintDefaults()
-	}
+	flags := command.NewFlagSet("baton-node", usage, output)
 	flags.StringVar(&o.node, "node", "", "this node's name, as the site's storage nodes are named (required)")
 	flags.StringVar(&o.secretFile, "secret-file", "", "file holding the clusters document of the CSI secret (required; never logged)")
 	flags.StringVar(&o.clusterID, "cluster-id", "", "the local cluster to serve, when the clusters document lists several")
@@ -73,15 +68,8 @@ func parseFlags(args []string, output io.Writer) (options, error) {
 	flags.StringVar(&o.discoveryFile, "discovery-file", "",
 		"JSON list shared with the operator's --discovery-file: the node puts its candidate devices in at start; empty skips discovery")
 	flags.IntVar(&o.logLevel, "v", 0, "log verbosity (0 info, 1 every pass)")
-	if err := flags.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return o, err
-		}
-		return o, errUsage
-	}
-	if flags.NArg() > 0 {
-		fmt.Fprintf(output, "baton-node takes no arguments, got %q\n", flags.Args())
-		return o, errUsage
+	if err := command.Parse(flags, args); err != nil {
+		return o, err
 	}
 	return o, o.validate(output)
 }
@@ -121,13 +109,7 @@ func (o *options) validate(output io.Writer) error {
 		problem("--interval %s and --call-timeout %s must be positive", o.interval, o.callTimeout)
 	}
 	problems = append(problems, o.streamProblems()...)
-	for _, p := range problems {
-		fmt.Fprintln(output, "baton-node:", p)
-	}
-	if len(problems) > 0 {
-		return errUsage
-	}
-	return nil
+	return command.Problems(output, "baton-node", problems)
 }
 
 // streamProblems checks the stream server's flags: all of them or none.

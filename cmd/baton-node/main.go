@@ -3,13 +3,9 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
-	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
+
+	"github.com/baton-dr/baton/internal/command"
 )
 
 const usage = `Usage: baton-node --node NAME --secret-file FILE --backend btrfs|zfs [flags]
@@ -35,24 +31,7 @@ secret or a stream token.
 Flags:
 `
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	err := run(ctx, os.Args[1:], os.Stderr)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		os.Exit(0)
-	case errors.Is(err, errUsage):
-		os.Exit(2)
-	case err != nil:
-		fmt.Fprintln(os.Stderr, "baton-node:", err)
-		os.Exit(1)
-	}
-}
-
-// errUsage reports flags that did not parse or do not fit together (the
-// reason was printed).
-var errUsage = errors.New("usage")
+func main() { command.Main("baton-node", run) }
 
 // run parses the flags and runs the node agent until ctx ends.
 func run(ctx context.Context, args []string, stderr io.Writer) error {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/baton-dr/baton/internal/command"
+
 	"github.com/baton-dr/baton/storage/chain"
 )
 
@@ -62,7 +64,7 @@ func TestBadFlagsAreRefused(t *testing.T) {
 		{args: append(valid, "extra"), want: "no arguments"},
 	} {
 		var out bytes.Buffer
-		if err := run(context.Background(), c.args, &out); !errors.Is(err, errUsage) {
+		if err := run(context.Background(), c.args, &out); !errors.Is(err, command.ErrUsage) {
 			t.Errorf("%v: %v, want a usage error", c.args, err)
 			continue
 		}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/baton-dr/baton/internal/command"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -119,7 +120,7 @@ func wire(o options, log *slog.Logger) (w wired, err error) {
 		Interval: o.interval, Log: log}
 	apiTLS := &tls.Config{MinVersion: tls.VersionTLS12}
 	if o.caFile != "" {
-		if apiTLS.RootCAs, err = readRoots(o.caFile, "--ca-file"); err != nil {
+		if apiTLS.RootCAs, err = command.ReadRoots(o.caFile, "--ca-file"); err != nil {
 			return w, err
 		}
 	}
@@ -128,7 +129,7 @@ func wire(o options, log *slog.Logger) (w wired, err error) {
 		return w, err
 	}
 	if o.peerCAFile != "" {
-		if config.PeerRoots, err = readRoots(o.peerCAFile, "--peer-ca-file"); err != nil {
+		if config.PeerRoots, err = command.ReadRoots(o.peerCAFile, "--peer-ca-file"); err != nil {
 			return w, err
 		}
 	}
@@ -204,19 +205,6 @@ func localCluster(o options) (storageapi.ClusterEntry, error) {
 		entry.Endpoint = o.clusterEndpoint
 	}
 	return entry, nil
-}
-
-// readRoots reads a PEM bundle of CA certificates.
-func readRoots(file, flagName string) (*x509.CertPool, error) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", flagName, err)
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(data) {
-		return nil, fmt.Errorf("%s %s holds no PEM certificate", flagName, file)
-	}
-	return pool, nil
 }
 
 func metricsServer(registry *prometheus.Registry) *http.Server {

@@ -4,10 +4,8 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -15,16 +13,15 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	viewv1beta1 "github.com/baton-dr/baton/controllers/hub/view/v1beta1"
 	"github.com/baton-dr/baton/controllers/hub/viewagent"
+	"github.com/baton-dr/baton/internal/command"
 )
 
 const usage = `Usage: baton-view-agent --hub-kubeconfig FILE --cluster-name NAME [flags]
@@ -58,12 +55,7 @@ type options struct {
 
 func parseFlags(args []string, output io.Writer) (options, error) {
 	var o options
-	flags := flag.NewFlagSet("baton-view-agent", flag.ContinueOnError)
-	flags.SetOutput(output)
-	flags.Usage = func() {
-		fmt.Fprint(flags.Output(), usage)
-		flags.PrintDefaults()
-	}
+	flags := command.NewFlagSet("baton-view-agent", usage, output)
 	flags.StringVar(&o.hubKubeconfig, "hub-kubeconfig", "", "the hub's kubeconfig, as the registration agent writes it (required)")
 	flags.StringVar(&o.clusterName, "cluster-name", "", "this cluster's name on the hub: the namespace its views live in (required)")
 	flags.StringVar(&o.kubeconfig, "kubeconfig", "", "this cluster's kubeconfig (default: $KUBECONFIG, else in-cluster)")
@@ -91,21 +83,7 @@ func main() {
 // run is the whole command: 0 after a clean shutdown, 1 when the agent
 // cannot run, 2 for bad flags.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	o, err := parseFlags(args, stdout)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, "baton-view-agent:", err)
-		return 2
-	}
-	log := logr.FromSlogHandler(slog.NewJSONHandler(stderr, nil))
-	ctrl.SetLogger(log)
-	if err := serve(ctx, o, log); err != nil {
-		log.Error(err, "baton-view-agent stops")
-		return 1
-	}
-	return 0
+	return command.RunManager(ctx, "baton-view-agent", args, stdout, stderr, parseFlags, serve)
 }
 
 func serve(ctx context.Context, o options, log logr.Logger) error {
@@ -113,7 +91,7 @@ func serve(ctx context.Context, o options, log logr.Logger) error {
 	if err != nil {
 		return fmt.Errorf("failed to load the hub kubeconfig %s: %w", o.hubKubeconfig, err)
 	}
-	siteConfig, err := loadConfig(o.kubeconfig)
+	siteConfig, err := command.LoadKubeconfig(o.kubeconfig)
 	if err != nil {
 		return err
 	}
@@ -143,35 +121,12 @@ func serve(ctx context.Context, o options, log logr.Logger) error {
 	if err := agent.SetupWithManager(manager); err != nil {
 		return fmt.Errorf("failed to register the view agent: %w", err)
 	}
-	if err := manager.AddHealthzCheck("healthz", healthz.Ping); err != nil {
-		return fmt.Errorf("failed to add the health check: %w", err)
-	}
-	if err := manager.AddReadyzCheck("readyz", healthz.Ping); err != nil {
-		return fmt.Errorf("failed to add the readiness check: %w", err)
+	if err := command.AddProbes(manager); err != nil {
+		return err
 	}
 	log.Info("baton-view-agent starts", "cluster", o.clusterName, "hub", hubConfig.Host)
 	if err := manager.Start(ctx); err != nil {
 		return fmt.Errorf("the manager stopped: %w", err)
 	}
 	return nil
-}
-
-// loadConfig reads the kubeconfig flag, else $KUBECONFIG, else the
-// in-cluster service account.
-func loadConfig(kubeconfig string) (*rest.Config, error) {
-	if kubeconfig == "" {
-		kubeconfig = os.Getenv("KUBECONFIG")
-	}
-	if kubeconfig == "" {
-		config, err := rest.InClusterConfig()
-		if err != nil {
-			return nil, fmt.Errorf("no --kubeconfig, no $KUBECONFIG, and not in a cluster: %w", err)
-		}
-		return config, nil
-	}
-	config, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		return nil, fmt.Errorf("failed to load the kubeconfig %s: %w", kubeconfig, err)
-	}
-	return config, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
+	"github.com/baton-dr/baton/bed"
 	"github.com/baton-dr/baton/bed/local"
 	"github.com/baton-dr/baton/bed/real"
 	"github.com/baton-dr/baton/reports"
@@ -141,8 +142,22 @@ func runLocal(sc scenarios.Scenario, options local.Options, chaos bool, w io.Wri
 		return reports.Result{Scenario: sc.Name, Seed: options.Seed, Verdict: reports.Errored, Replay: replay, Error: err.Error()}
 	}
 	fmt.Fprintf(w, "%s: the local bed started in %s (%s)\n", sc.Name, time.Since(started).Round(time.Millisecond), b.Dir())
-	// ^C or SIGTERM mid-scenario still takes the bed down: its namespaces,
-	// mounts and loop devices must not outlive batonctl.
+	return runThenClose(sc, b, scenarios.Options{Seed: options.Seed, Chaos: chaos, Replay: replay}, w,
+		"closing the local bed", "bed: clean teardown")
+}
+
+// closingBed is a bed batonctl brought up (local) or attached to (real), and
+// so must close.
+type closingBed interface {
+	bed.Bed
+	Close() error
+}
+
+// runThenClose runs the scenario on b and closes it. ^C or SIGTERM
+// mid-scenario still closes the bed (closing says what that does): its
+// namespaces, mounts, loop devices and partitions must not outlive batonctl.
+// A close that fails fails the run, as the invariant closed.
+func runThenClose(sc scenarios.Scenario, b closingBed, options scenarios.Options, w io.Writer, closing, closed string) reports.Result {
 	interrupted := make(chan os.Signal, 1)
 	signal.Notify(interrupted, os.Interrupt, syscall.SIGTERM)
 	defer func() {
@@ -151,7 +166,7 @@ func runLocal(sc scenarios.Scenario, options local.Options, chaos bool, w io.Wri
 	}()
 	go func() {
 		if _, ok := <-interrupted; ok {
-			fmt.Fprintln(os.Stderr, "batonctl: interrupted; closing the local bed")
+			fmt.Fprintln(os.Stderr, "batonctl: interrupted;", closing)
 			if err := b.Close(); err != nil {
 				fmt.Fprintln(os.Stderr, "batonctl:", err)
 			}
@@ -159,11 +174,11 @@ func runLocal(sc scenarios.Scenario, options local.Options, chaos bool, w io.Wri
 		}
 	}()
 	ran := time.Now()
-	result := sc.Run(b, scenarios.Options{Seed: options.Seed, Chaos: chaos, Replay: replay})
+	result := sc.Run(b, options)
 	fmt.Fprintf(w, "%s: ran in %s\n", sc.Name, time.Since(ran).Round(time.Millisecond))
 	if err := b.Close(); err != nil {
 		result.Verdict = reports.Failed
-		result.Violations = append(result.Violations, reports.Violation{Invariant: "bed: clean teardown", Message: err.Error(), At: time.Now()})
+		result.Violations = append(result.Violations, reports.Violation{Invariant: closed, Message: err.Error(), At: time.Now()})
 	}
 	return result
 }
@@ -214,27 +229,6 @@ func runReal(sc scenarios.Scenario, options real.Options, chaos bool, w io.Write
 		return errored(err)
 	}
 	fmt.Fprintf(w, "%s: attached to the real bed in %s\n", sc.Name, time.Since(started).Round(time.Millisecond))
-	interrupted := make(chan os.Signal, 1)
-	signal.Notify(interrupted, os.Interrupt, syscall.SIGTERM)
-	defer func() {
-		signal.Stop(interrupted)
-		close(interrupted)
-	}()
-	go func() {
-		if _, ok := <-interrupted; ok {
-			fmt.Fprintln(os.Stderr, "batonctl: interrupted; healing the real bed's partitions and deleting the run's namespaces")
-			if err := b.Close(); err != nil {
-				fmt.Fprintln(os.Stderr, "batonctl:", err)
-			}
-			os.Exit(130)
-		}
-	}()
-	ran := time.Now()
-	result := sc.Run(b, scenarios.Options{Seed: options.Seed, Chaos: chaos, Replay: replay})
-	fmt.Fprintf(w, "%s: ran in %s\n", sc.Name, time.Since(ran).Round(time.Millisecond))
-	if err := b.Close(); err != nil {
-		result.Verdict = reports.Failed
-		result.Violations = append(result.Violations, reports.Violation{Invariant: "bed: clean detach", Message: err.Error(), At: time.Now()})
-	}
-	return result
+	return runThenClose(sc, b, scenarios.Options{Seed: options.Seed, Chaos: chaos, Replay: replay}, w,
+		"healing the real bed's partitions and deleting the run's namespaces", "bed: clean detach")
 }

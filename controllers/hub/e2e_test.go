@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-dr/baton/bed/controlplane/controlplanetest"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -28,7 +30,6 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
-	"github.com/baton-dr/baton/bed/controlplane"
 	"github.com/baton-dr/baton/internal/syncio"
 )
 
@@ -83,20 +84,6 @@ func freePort(t *testing.T) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-func startControlPlane(t *testing.T, crds ...string) *rest.Config {
-	t.Helper()
-	cp, err := controlplane.Start(controlplane.Options{CRDDirectories: crds})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := cp.Stop(); err != nil {
-			t.Errorf("stop a control plane: %v", err)
-		}
-	})
-	return cp.Config
-}
-
 func TestEndToEndWithTheOCMWorkAgent(t *testing.T) {
 	agentBinary := workAgentBinary(t)
 	ocm, err := ocmCRDs()
@@ -104,9 +91,9 @@ func TestEndToEndWithTheOCMWorkAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	crds := filepath.Join(repositoryRoot(), "deploy", "crds")
-	hubREST := startControlPlane(t, append(ocm, crds, filepath.Join(repositoryRoot(), "controllers", "hub", "testdata", "crds"))...)
+	hubREST := controlplanetest.Start(t, append(ocm, crds, filepath.Join(repositoryRoot(), "controllers", "hub", "testdata", "crds"))...)
 	applied := strings.Replace(ocm[0], "0000_00_work.open-cluster-management.io_manifestworks", "0000_01_work.open-cluster-management.io_appliedmanifestworks", 1)
-	siteREST := startControlPlane(t, crds, applied)
+	siteREST := controlplanetest.Start(t, crds, applied)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()

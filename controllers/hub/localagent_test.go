@@ -7,13 +7,14 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/baton-dr/baton/controllers/hub/feedback"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/util/jsonpath"
 	workv1 "open-cluster-management.io/api/work/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -145,30 +146,8 @@ func (a *localAgent) report(ctx context.Context, ordinal int32, object *unstruct
 	if err := a.c.Get(ctx, client.ObjectKeyFromObject(object), live); err != nil {
 		a.t.Fatal(err)
 	}
-	for _, rule := range config.FeedbackRules {
-		for _, path := range rule.JsonPaths {
-			if value, ok := evaluate(live.Object, path.Path); ok {
-				report.StatusFeedbacks.Values = append(report.StatusFeedbacks.Values,
-					workv1.FeedbackValue{Name: path.Name, Value: workv1.FieldValue{Type: workv1.String, String: &value}})
-			}
-		}
-	}
+	report.StatusFeedbacks.Values = append(report.StatusFeedbacks.Values, feedback.Values(config.FeedbackRules, live.Object)...)
 	return report
-}
-
-// evaluate reads a JSONPath as the work agent does: a single string value,
-// or nothing.
-func evaluate(object map[string]any, path string) (string, bool) {
-	parser := jsonpath.New("feedback").AllowMissingKeys(true)
-	if err := parser.Parse(fmt.Sprintf("{%s}", path)); err != nil {
-		return "", false
-	}
-	results, err := parser.FindResults(object)
-	if err != nil || len(results) != 1 || len(results[0]) != 1 {
-		return "", false
-	}
-	value, ok := results[0][0].Interface().(string)
-	return value, ok
 }
 
 // answer writes what the view agent would: the object, or the reason it

@@ -1,18 +1,15 @@
 package hub
 
 import (
-	"errors"
-	"io"
-	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/baton-dr/baton/bed/controlplane/controlplanetest"
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/rest"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	workv1 "open-cluster-management.io/api/work/v1"
@@ -21,38 +18,13 @@ import (
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
 )
 
-// applyManifests creates every object of a multi-document YAML file.
-func applyManifests(t *testing.T, c client.Client, file string) {
-	t.Helper()
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	decoder := yaml.NewYAMLOrJSONDecoder(f, 4096)
-	for {
-		object := &unstructured.Unstructured{}
-		if err := decoder.Decode(&object.Object); errors.Is(err, io.EOF) {
-			return
-		} else if err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
-		if len(object.Object) == 0 {
-			continue
-		}
-		if err := c.Create(testContext(t), object); err != nil && !apierrors.IsAlreadyExists(err) {
-			t.Fatalf("%s: create %s %s: %v", file, object.GetKind(), object.GetName(), err)
-		}
-	}
-}
-
 // TestTheConsoleRole binds deploy/hub's console ClusterRole to a person and
 // acts as that person: requests and ManagedClusters yes, the transport and
 // secrets no.
 func TestTheConsoleRole(t *testing.T) {
 	admin := envClient(t)
 	ctx := testContext(t)
-	applyManifests(t, admin, filepath.Join(repositoryRoot(), "deploy", "hub", "console-role.yaml"))
+	controlplanetest.Apply(t, ctx, admin, filepath.Join(repositoryRoot(), "deploy", "hub", "console-role.yaml"))
 	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "console-alice"},
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "baton-console"},
 		Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "alice"}}}

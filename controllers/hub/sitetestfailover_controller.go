@@ -6,11 +6,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
-	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
 	"github.com/baton-dr/baton/controllers/conditions"
@@ -39,12 +36,12 @@ func (r *SiteTestFailoverReconciler) Reconcile(ctx context.Context, req ctrl.Req
 	t := tag{label: TestFailoverLabel, request: req.NamespacedName}
 	work := testFailoverWorkName(request.Namespace, request.Name)
 	if !request.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, r.release(ctx, t, request, work)
+		// Foreground: the agent deletes the site's TestFailover, whose
+		// finalizer removes the bubble.
+		return ctrl.Result{}, release(ctx, r.Client, t, request, TestFailoverFinalizer, request.Spec.Site, work)
 	}
-	if controllerutil.AddFinalizer(request, TestFailoverFinalizer) {
-		if err := r.Client.Update(ctx, request); err != nil {
-			return ctrl.Result{}, fmt.Errorf("failed to add the finalizer: %w", err)
-		}
+	if err := addFinalizer(ctx, r.Client, request, TestFailoverFinalizer); err != nil {
+		return ctrl.Result{}, err
 	}
 	obs, views, err := r.observe(ctx, t, request, work)
 	if err != nil {
@@ -93,29 +90,8 @@ func (r *SiteTestFailoverReconciler) observe(ctx context.Context, t tag, request
 	return obs, views, nil
 }
 
-// release deletes the drill's work (Foreground: the agent deletes the site's
-// TestFailover, whose finalizer removes the bubble) and its view.
-func (r *SiteTestFailoverReconciler) release(ctx context.Context, t tag, request *v1.SiteTestFailover, work string) error {
-	if !controllerutil.ContainsFinalizer(request, TestFailoverFinalizer) {
-		return nil
-	}
-	if err := releaseSite(ctx, r.Client, t, request.Spec.Site, work); err != nil {
-		return err
-	}
-	controllerutil.RemoveFinalizer(request, TestFailoverFinalizer)
-	if err := r.Client.Update(ctx, request); err != nil {
-		return fmt.Errorf("failed to remove the finalizer: %w", err)
-	}
-	return nil
-}
-
 // SetupWithManager registers the reconciler; works and views map back to the
 // drill through the request annotation.
 func (r *SiteTestFailoverReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).
-		For(&v1.SiteTestFailover{}).
-		Watches(&workv1.ManifestWork{}, handler.EnqueueRequestsFromMapFunc(requestOf(TestFailoverLabel))).
-		Watches(&viewv1beta1.ManagedClusterView{}, handler.EnqueueRequestsFromMapFunc(requestOf(TestFailoverLabel))).
-		Named("sitetestfailover").
-		Complete(r)
+	return setupRequestController(mgr, &v1.SiteTestFailover{}, TestFailoverLabel, "sitetestfailover", r)
 }

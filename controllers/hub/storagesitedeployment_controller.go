@@ -10,8 +10,6 @@ import (
 	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
 	"github.com/baton-dr/baton/controllers/conditions"
@@ -47,12 +45,12 @@ func (r *StorageSiteDeploymentReconciler) Reconcile(ctx context.Context, req ctr
 	}
 	t := tag{label: DeploymentLabel, request: req.NamespacedName}
 	if !request.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, r.release(ctx, t, request)
+		// The work's Orphan option leaves everything it created on the site.
+		work := deploymentWorkName(request.Namespace, request.Name)
+		return ctrl.Result{}, release(ctx, r.Client, t, request, DeploymentFinalizer, request.Spec.Site, work)
 	}
-	if controllerutil.AddFinalizer(request, DeploymentFinalizer) {
-		if err := r.Client.Update(ctx, request); err != nil {
-			return ctrl.Result{}, fmt.Errorf("failed to add the finalizer: %w", err)
-		}
+	if err := addFinalizer(ctx, r.Client, request, DeploymentFinalizer); err != nil {
+		return ctrl.Result{}, err
 	}
 	obs, views, err := r.observe(ctx, t, request)
 	if err != nil {
@@ -163,31 +161,9 @@ func (r *StorageSiteDeploymentReconciler) writeStatus(ctx context.Context, reque
 	return nil
 }
 
-// release deletes the request's work (whose Orphan option leaves everything
-// it created on the site) and its views, then drops the finalizer.
-func (r *StorageSiteDeploymentReconciler) release(ctx context.Context, t tag, request *v1.StorageSiteDeployment) error {
-	if !controllerutil.ContainsFinalizer(request, DeploymentFinalizer) {
-		return nil
-	}
-	work := deploymentWorkName(request.Namespace, request.Name)
-	if err := releaseSite(ctx, r.Client, t, request.Spec.Site, work); err != nil {
-		return err
-	}
-	controllerutil.RemoveFinalizer(request, DeploymentFinalizer)
-	if err := r.Client.Update(ctx, request); err != nil {
-		return fmt.Errorf("failed to remove the finalizer: %w", err)
-	}
-	return nil
-}
-
-// SetupWithManager registers the reconciler. Works and views cannot carry an
-// owner reference to the request (another namespace), so their events map
-// back through the request annotation; the requeue cadence covers the rest.
+// SetupWithManager registers the reconciler; works and views map back to the
+// request through the request annotation, and the requeue cadence covers the
+// rest.
 func (r *StorageSiteDeploymentReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).
-		For(&v1.StorageSiteDeployment{}).
-		Watches(&workv1.ManifestWork{}, handler.EnqueueRequestsFromMapFunc(requestOf(DeploymentLabel))).
-		Watches(&viewv1beta1.ManagedClusterView{}, handler.EnqueueRequestsFromMapFunc(requestOf(DeploymentLabel))).
-		Named("storagesitedeployment").
-		Complete(r)
+	return setupRequestController(mgr, &v1.StorageSiteDeployment{}, DeploymentLabel, "storagesitedeployment", r)
 }

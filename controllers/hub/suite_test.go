@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	goruntime "runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,18 +21,17 @@ import (
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/baton-dr/baton/bed/controlplane"
+	"github.com/baton-dr/baton/bed/controlplane/controlplanetest"
 )
 
 // The envtest suite shares one kube-apiserver and etcd across the package's
 // tests, with baton's CRDs, OCM's ManifestWork and ManagedCluster CRDs (as
 // the open-cluster-management.io/api module ships them) and the
 // ManagedClusterView CRD generated beside these tests.
-var server struct {
-	once sync.Once
-	cp   *controlplane.ControlPlane
-	err  error
-}
+var server = controlplanetest.Shared{CRDs: func() ([]string, error) {
+	crds, err := ocmCRDs()
+	return append(crds, filepath.Join(repositoryRoot(), "deploy", "crds"), filepath.Join(repositoryRoot(), "controllers", "hub", "testdata", "crds")), err
+}}
 
 // repositoryRoot is found from this file's path, whatever the working directory.
 func repositoryRoot() string {
@@ -63,36 +61,9 @@ func ocmCRDs() ([]string, error) {
 
 // hubConfig returns the admin config of the shared control plane, starting it
 // on first use. Tests that need it are skipped under -short.
-func hubConfig(t *testing.T) *rest.Config {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("starts a real kube-apiserver and etcd; skipped under -short")
-	}
-	server.once.Do(func() {
-		crds, err := ocmCRDs()
-		if err != nil {
-			server.err = err
-			return
-		}
-		crds = append(crds, filepath.Join(repositoryRoot(), "deploy", "crds"), filepath.Join(repositoryRoot(), "controllers", "hub", "testdata", "crds"))
-		server.cp, server.err = controlplane.Start(controlplane.Options{CRDDirectories: crds})
-	})
-	if server.err != nil {
-		t.Fatalf("control plane: %v", server.err)
-	}
-	return rest.CopyConfig(server.cp.Config)
-}
+func hubConfig(t *testing.T) *rest.Config { return server.Config(t) }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if server.cp != nil {
-		if err := server.cp.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "stopping the control plane: %v\n", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { server.Main(m) }
 
 func envScheme(t *testing.T) *runtime.Scheme {
 	t.Helper()

@@ -12,7 +12,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	workv1 "open-cluster-management.io/api/work/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -162,6 +164,44 @@ func releaseSite(ctx context.Context, c client.Client, t tag, namespace, work st
 		return err
 	}
 	return syncViews(ctx, c, t, namespace, nil, views)
+}
+
+// addFinalizer holds the request's deletion until release has run.
+func addFinalizer(ctx context.Context, c client.Client, request client.Object, finalizer string) error {
+	if controllerutil.AddFinalizer(request, finalizer) {
+		if err := c.Update(ctx, request); err != nil {
+			return fmt.Errorf("failed to add the finalizer: %w", err)
+		}
+	}
+	return nil
+}
+
+// release runs once a request is deleted: it deletes the request's work and
+// views on the site (releaseSite), then drops the finalizer.
+func release(ctx context.Context, c client.Client, t tag, request client.Object, finalizer, site, work string) error {
+	if !controllerutil.ContainsFinalizer(request, finalizer) {
+		return nil
+	}
+	if err := releaseSite(ctx, c, t, site, work); err != nil {
+		return err
+	}
+	controllerutil.RemoveFinalizer(request, finalizer)
+	if err := c.Update(ctx, request); err != nil {
+		return fmt.Errorf("failed to remove the finalizer: %w", err)
+	}
+	return nil
+}
+
+// setupRequestController registers r for a kind of request. Works and views
+// cannot carry an owner reference to their request (another namespace), so
+// their events map back through the request annotation (requestOf).
+func setupRequestController(mgr ctrl.Manager, request client.Object, label, name string, r reconcile.Reconciler) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		For(request).
+		Watches(&workv1.ManifestWork{}, handler.EnqueueRequestsFromMapFunc(requestOf(label))).
+		Watches(&viewv1beta1.ManagedClusterView{}, handler.EnqueueRequestsFromMapFunc(requestOf(label))).
+		Named(name).
+		Complete(r)
 }
 
 // requestOf maps a work or view back to its request through its annotation;

@@ -26,20 +26,7 @@ func needRoot(t testing.TB) {
 func newTestPool(t testing.TB) *Pool {
 	t.Helper()
 	needRoot(t)
-	dir := t.TempDir()
-	p, err := New(Options{Dir: dir, SizeBytes: poolBytes})
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := p.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-		if leaked := loopDevicesUnder(t, dir); len(leaked) > 0 {
-			t.Errorf("Close left loop devices attached: %v", leaked)
-		}
-	})
-	return p
+	return newPoolIn(t, t.TempDir(), poolBytes)
 }
 
 // TestConformance runs the Pool suite on real btrfs.

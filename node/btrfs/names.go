@@ -3,6 +3,8 @@ package btrfs
 import (
 	"fmt"
 	"strings"
+
+	"github.com/baton-dr/baton/storage/backend"
 )
 
 // maxNameBytes is the longest name a btrfs directory entry takes (BTRFS_NAME_LEN).
@@ -24,16 +26,11 @@ func checkName(name string) (string, bool) {
 		return "snapshot delimiter '@' is not expected here", false
 	}
 	for i := 0; i < len(name); i++ {
-		if !validNameChar(name[i]) {
+		if !backend.IsNameChar(name[i]) {
 			return fmt.Sprintf("invalid character '%c' in name", name[i]), false
 		}
 	}
 	return "", true
-}
-
-func validNameChar(c byte) bool {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		c == '-' || c == '_' || c == '.' || c == ':' || c == ' '
 }
 
 // splitOrigin splits "volume@snapshot"; ok is false for anything else.

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/baton-dr/baton/storage/chain"
 )
 
 // The files in testdata are what the real tools printed on this machine
@@ -176,7 +178,7 @@ func FuzzParseSubvolumeList(f *testing.F) {
 	f.Fuzz(func(t *testing.T, out []byte) {
 		list, err := parseSubvolumeList(out)
 		for _, s := range list {
-			if err != nil || s.path == "" || !validUUID(s.uuid) {
+			if err != nil || s.path == "" || !chain.IsUUID(s.uuid) {
 				t.Fatalf("parsed %+v with error %v", s, err)
 			}
 		}
@@ -187,7 +189,7 @@ func FuzzParseSubvolumeShow(f *testing.F) {
 	f.Add(readTestdata(f, "subvolume-show-head.txt"))
 	f.Add(readTestdata(f, "subvolume-show-received.txt"))
 	f.Fuzz(func(t *testing.T, out []byte) {
-		if s, err := parseSubvolumeShow(out); err == nil && (s.path == "" || !validUUID(s.uuid)) {
+		if s, err := parseSubvolumeShow(out); err == nil && (s.path == "" || !chain.IsUUID(s.uuid)) {
 			t.Fatalf("parsed %+v", s)
 		}
 	})

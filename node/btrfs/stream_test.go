@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"testing"
+
+	"github.com/baton-dr/baton/storage/chain"
 )
 
 // testdata/subvol-command.bin and snapshot-command.bin are the header and
@@ -85,7 +87,7 @@ func FuzzReadStreamHeader(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if h.name == "" || !validUUID(h.uuid) || (h.baseUUID != "" && !validUUID(h.baseUUID)) || (h.clone && h.baseUUID == "") {
+		if h.name == "" || !chain.IsUUID(h.uuid) || (h.baseUUID != "" && !chain.IsUUID(h.baseUUID)) || (h.clone && h.baseUUID == "") {
 			t.Fatalf("accepted %+v", h)
 		}
 	})

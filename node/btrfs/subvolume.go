@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/baton-dr/baton/storage/chain"
 )
 
 // subvolume is what btrfs reports of one subvolume.
@@ -102,7 +104,8 @@ func (s *subvolume) set(key, value string) error {
 			*into = ""
 			return nil
 		}
-		if !validUUID(value) {
+		// btrfs prints UUIDs in the canonical lowercase form.
+		if !chain.IsUUID(value) {
 			return fmt.Errorf("%s: %q is not a UUID", key, value)
 		}
 		*into = value
@@ -128,27 +131,6 @@ func (s *subvolume) set(key, value string) error {
 		s.readOnly = strings.Contains(value, "readonly")
 	}
 	return nil
-}
-
-// validUUID accepts the 8-4-4-4-12 lowercase hex form btrfs prints.
-func validUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // parseSubvolumeShow reads `btrfs subvolume show <path>`: the path on the

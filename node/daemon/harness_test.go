@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"os"
@@ -23,13 +22,14 @@ import (
 	"github.com/baton-dr/baton/node/leftovers"
 	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storage/core"
+	"github.com/baton-dr/baton/storage/core/coretest"
 	"github.com/baton-dr/baton/storageapi"
 	"github.com/baton-dr/baton/storageapi/storageapitest"
 )
 
 const (
-	clusterA chain.ClusterID = "aaaaaaaa-0000-4000-8000-00000000000a"
-	clusterB chain.ClusterID = "bbbbbbbb-0000-4000-8000-00000000000b"
+	clusterA = coretest.ClusterA
+	clusterB = coretest.ClusterB
 	// poolBytes is each node's sparse pool image.
 	poolBytes = 1 << 30
 	mib       = 1 << 20
@@ -131,12 +131,8 @@ type testSite struct {
 func newTestSite(t testing.TB, ca *storageapitest.CA, id chain.ClusterID) *testSite {
 	t.Helper()
 	ts := &testSite{id: id, store: core.NewMemoryStore(), peers: map[chain.ClusterID]storageapi.Cluster{}}
-	next := 0
 	s, err := core.New(core.Config{Cluster: id, Interval: time.Hour,
-		NewVolumeID: func() chain.VolumeID {
-			next++
-			return chain.VolumeID(fmt.Sprintf("%s-0000-4000-8000-%012d", id[:8], next))
-		},
+		NewVolumeID:  coretest.VolumeIDs(id),
 		ReplicaToken: func(source chain.Ref) string { return "token-of-" + source.String() },
 	}, ts.store, storageapi.Peers{Clusters: ts.peers, CallTimeout: 10 * time.Second}, wallClock{})
 	if err != nil {

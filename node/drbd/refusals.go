@@ -4,7 +4,6 @@ import (
 	"errors"
 	"regexp"
 	"strconv"
-	"strings"
 
 	"github.com/baton-dr/baton/node/exec"
 	"github.com/baton-dr/baton/storage/backend"
@@ -70,17 +69,6 @@ var toolMessages = []struct {
 	{backend.ErrInvalid, "drbdadm", regexp.MustCompile(`not defined in your config|no resources defined|parse error`)},
 }
 
-// words is what the tools printed, lines joined with a space.
-func words(stderr []byte) string {
-	var lines []string
-	for _, line := range strings.Split(string(stderr), "\n") {
-		if line = strings.TrimSpace(line); line != "" {
-			lines = append(lines, line)
-		}
-	}
-	return strings.Join(lines, " ")
-}
-
 // classify turns a failed drbdadm, drbdsetup or drbdmeta run into a refusal
 // of the kind DRBD's code says. A failure none of the tables knows stays the
 // *exec.RunError it was.
@@ -89,7 +77,7 @@ func classify(err error) error {
 	if !errors.As(err, &run) {
 		return err
 	}
-	message := words(run.Stderr)
+	message := run.Sentence()
 	if m := stateChangeCode.FindStringSubmatch(message); m != nil {
 		if kind, ok := stateChangeKinds[atoi(m[1])]; ok {
 			return &backend.ToolError{Kind: kind, Tool: "drbdsetup", Message: message}

@@ -253,5 +253,5 @@ func (r *Replicator) Open(resource string) (backend.Device, error) {
 	if err != nil {
 		return nil, deviceError(err, devicePath)
 	}
-	return &device{f: f, path: devicePath}, nil
+	return &backend.ErrnoDevice{Device: f, Path: devicePath, Classify: deviceError}, nil
 }

@@ -116,18 +116,7 @@ func TestRoleChangesOnDRBD9NameTheResource(t *testing.T) {
 		"drbdsetup secondary rt-x":                       {Stderr: "rt-x: State change failed: (-12) Device is held open by someone\n", ExitCode: 11},
 		"drbdsetup new-current-uuid 1000 --clear-bitmap": {},
 	})
-	if err := r.Primary("rt-x", false); !errors.Is(err, backend.ErrRefused) {
-		t.Errorf("promotion without good data: %v, want ErrRefused", err)
-	}
-	if err := r.Primary("rt-x", true); err != nil {
-		t.Errorf("a forced promotion: %v", err)
-	}
-	if err := r.Secondary("rt-x"); !errors.Is(err, backend.ErrBusy) {
-		t.Errorf("demoting an open device: %v, want ErrBusy", err)
-	}
-	if err := r.NewCurrentUUID("rt-x", true); err != nil {
-		t.Errorf("new-current-uuid: %v", err)
-	}
+	checkRoleChanges(t, r, "promotion without good data")
 	if lines := ran(fake, "drbdsetup primary 1000"); len(lines) != 0 {
 		t.Errorf("ran %q: DRBD 9's primary takes the resource", lines)
 	}

@@ -198,16 +198,13 @@ func (c *thenCmd) Run() error {
 	return err
 }
 
-func TestRoleChangesUseTheLiveMinor(t *testing.T) {
-	r, fake := fakeReplicator(t, map[string]exectest.Reply{
-		"drbdsetup show rt-x":                            {Stdout: showPair},
-		"drbdsetup primary 1000 --force":                 {},
-		"drbdsetup primary 1000":                         {Stderr: "1000: State change failed: (-1) Multiple primaries not allowed by config\n", ExitCode: 11},
-		"drbdsetup secondary 1000":                       {Stderr: "1000: State change failed: (-12) Device is held open by someone\n", ExitCode: 11},
-		"drbdsetup new-current-uuid 1000 --clear-bitmap": {},
-	})
+// checkRoleChanges runs the role changes of rt-x against replies that refuse
+// the plain promotion (refused says why) and the demotion of an open device,
+// and take the forced promotion and new-current-uuid.
+func checkRoleChanges(t *testing.T, r backend.Replicator, refused string) {
+	t.Helper()
 	if err := r.Primary("rt-x", false); !errors.Is(err, backend.ErrRefused) {
-		t.Errorf("a second primary: %v, want ErrRefused", err)
+		t.Errorf("%s: %v, want ErrRefused", refused, err)
 	}
 	if err := r.Primary("rt-x", true); err != nil {
 		t.Errorf("a forced promotion: %v", err)
@@ -218,6 +215,17 @@ func TestRoleChangesUseTheLiveMinor(t *testing.T) {
 	if err := r.NewCurrentUUID("rt-x", true); err != nil {
 		t.Errorf("new-current-uuid: %v", err)
 	}
+}
+
+func TestRoleChangesUseTheLiveMinor(t *testing.T) {
+	r, fake := fakeReplicator(t, map[string]exectest.Reply{
+		"drbdsetup show rt-x":                            {Stdout: showPair},
+		"drbdsetup primary 1000 --force":                 {},
+		"drbdsetup primary 1000":                         {Stderr: "1000: State change failed: (-1) Multiple primaries not allowed by config\n", ExitCode: 11},
+		"drbdsetup secondary 1000":                       {Stderr: "1000: State change failed: (-12) Device is held open by someone\n", ExitCode: 11},
+		"drbdsetup new-current-uuid 1000 --clear-bitmap": {},
+	})
+	checkRoleChanges(t, r, "a second primary")
 	if lines := ran(fake, "drbdadm"); len(lines) != 0 {
 		t.Errorf("role changes ran %q: they act on the live minor, not the file", lines)
 	}

@@ -90,3 +90,11 @@ func TestRedactReplacesLongestFirst(t *testing.T) {
 		}
 	}
 }
+
+// A sentence a tool breaks over two lines (libzfs does) reads whole.
+func TestSentenceJoinsBrokenLines(t *testing.T) {
+	run := &RunError{Stderr: []byte("cannot receive incremental stream: most recent snapshot of msgs/c does not\nmatch incremental source\n")}
+	if got := run.Sentence(); got != "cannot receive incremental stream: most recent snapshot of msgs/c does not match incremental source" {
+		t.Fatalf("Sentence = %q", got)
+	}
+}

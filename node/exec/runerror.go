@@ -33,6 +33,11 @@ func (e *RunError) Unwrap() error { return e.Err }
 // removed and lines joined by "; ".
 func (e *RunError) Words() string { return strings.Join(e.Lines(), "; ") }
 
+// Sentence is what the tool said with its lines joined by a space, so that
+// a sentence the tool broke over two lines reads whole (the refusal tables
+// match on it).
+func (e *RunError) Sentence() string { return strings.Join(e.Lines(), " ") }
+
 // Lines are the non-empty lines of the tool's stderr, trimmed.
 func (e *RunError) Lines() []string {
 	var lines []string

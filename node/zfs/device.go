@@ -3,7 +3,6 @@ package zfs
 import (
 	"context"
 	"errors"
-	"io"
 	"os"
 	"strconv"
 	"syscall"
@@ -35,7 +34,7 @@ func (p *Pool) Open(volume string) (backend.Device, error) {
 	if err != nil {
 		return nil, deviceError(err, path)
 	}
-	return &device{f: f, path: path, sizeBytes: info.SizeBytes}, nil
+	return &device{ErrnoDevice: backend.ErrnoDevice{Device: f, Path: path, Classify: deviceError}, sizeBytes: info.SizeBytes}, nil
 }
 
 // awaitDevice waits until udev has made the volume's link.
@@ -45,7 +44,7 @@ func (p *Pool) awaitDevice(path string) error {
 	err := p.options.Cmder.Command(ctx, "udevadm", "wait", "--settle", "--timeout="+strconv.Itoa(udevTimeoutSeconds), path).Run()
 	var run *exec.RunError
 	if errors.As(err, &run) {
-		return refuse(backend.ErrNotFound, "%s: no such device: %s", path, words(run.Stderr))
+		return refuse(backend.ErrNotFound, "%s: no such device: %s", path, run.Sentence())
 	}
 	return err
 }
@@ -53,43 +52,20 @@ func (p *Pool) awaitDevice(path string) error {
 // device is an open zvol. Its errors carry the kernel's words and the kind
 // they mean.
 type device struct {
-	f         backend.Device
-	path      string
+	backend.ErrnoDevice
 	sizeBytes uint64
 }
 
-func (d *device) ReadAt(b []byte, offset int64) (int, error) {
-	n, err := d.f.ReadAt(b, offset)
-	if err != nil && err != io.EOF {
-		err = deviceError(err, d.path)
-	}
-	return n, err
-}
-
 func (d *device) WriteAt(b []byte, offset int64) (int, error) {
-	n, err := d.f.WriteAt(b, offset)
+	n, err := d.Device.WriteAt(b, offset)
 	if err == nil {
 		return n, nil
 	}
 	if offset < 0 || uint64(offset)+uint64(len(b)) > d.sizeBytes {
 		// Linux writes what fits before the end and refuses the rest.
-		return n, refuse(backend.ErrInvalid, "cannot write '%s': No space left on device", d.path)
+		return n, refuse(backend.ErrInvalid, "cannot write '%s': No space left on device", d.Path)
 	}
-	return n, deviceError(err, d.path)
-}
-
-func (d *device) Sync() error {
-	if err := d.f.Sync(); err != nil {
-		return deviceError(err, d.path)
-	}
-	return nil
-}
-
-func (d *device) Close() error {
-	if err := d.f.Close(); err != nil {
-		return deviceError(err, d.path)
-	}
-	return nil
+	return n, deviceError(err, d.Path)
 }
 
 // isReadOnly reports an errno that says the device takes no writes: EROFS

@@ -25,16 +25,11 @@ func checkComponent(name string) (string, bool) {
 			return "bookmark delimiter '#' is not expected here", false
 		case c == '/':
 			return "delimiter '/' is not expected here", false
-		case !validNameChar(c):
+		case !backend.IsNameChar(c):
 			return fmt.Sprintf("invalid character '%c' in name", c), false
 		}
 	}
 	return "", true
-}
-
-func validNameChar(c byte) bool {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		c == '-' || c == '_' || c == '.' || c == ':' || c == ' '
 }
 
 // maxNameBytes is ZFS_MAX_DATASET_NAME_LEN less its terminating NUL.

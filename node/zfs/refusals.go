@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strings"
 
 	"github.com/baton-dr/baton/node/exec"
 	"github.com/baton-dr/baton/storage/backend"
@@ -49,19 +48,6 @@ var refusals = []refusal{
 	{backend.ErrInvalid, regexp.MustCompile(`delimiter '[@#/]' is not expected here|invalid character '.' in name|empty component|trailing slash in name|leading slash in name|name is too long|multiple '@' delimiters`)},
 }
 
-// words is what zfs printed: stderr's lines joined with a space, so that a
-// sentence libzfs breaks over two lines ("has been modified\nsince most recent
-// snapshot") reads whole, as sim/zfs writes it.
-func words(stderr []byte) string {
-	var lines []string
-	for _, line := range strings.Split(string(stderr), "\n") {
-		if line = strings.TrimSpace(line); line != "" {
-			lines = append(lines, line)
-		}
-	}
-	return strings.Join(lines, " ")
-}
-
 // classify turns a failed zfs command into a refusal of the kind its words
 // say. A failure the table does not know stays the *exec.RunError it was:
 // callers must not mistake an unexpected failure for an expected refusal.
@@ -70,7 +56,7 @@ func classify(err error) error {
 	if !errors.As(err, &run) {
 		return err
 	}
-	message := words(run.Stderr)
+	message := run.Sentence()
 	for _, r := range refusals {
 		if r.message.MatchString(message) {
 			return &backend.ToolError{Kind: r.kind, Tool: tool, Message: message}

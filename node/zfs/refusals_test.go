@@ -90,14 +90,6 @@ func TestRefusalsOfRealZfs(t *testing.T) {
 	}
 }
 
-// A sentence libzfs breaks over two lines reads whole, as sim/zfs writes it.
-func TestWordsJoinBrokenSentences(t *testing.T) {
-	got := words([]byte("cannot receive incremental stream: most recent snapshot of msgs/c does not\nmatch incremental source\n"))
-	if got != "cannot receive incremental stream: most recent snapshot of msgs/c does not match incremental source" {
-		t.Fatalf("words = %q", got)
-	}
-}
-
 func TestUnknownFailuresStayRunErrors(t *testing.T) {
 	run := &exec.RunError{Command: []string{"zfs", "list"}, ExitCode: 1, Stderr: []byte("internal error: out of memory\n"), Err: errors.New("exit status 1")}
 	err := classify(run)

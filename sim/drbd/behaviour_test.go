@@ -13,10 +13,7 @@ import (
 // Resync takes bytes / bandwidth of simulated time, in chunk-sized events,
 // and the target is Inconsistent until the last chunk.
 func TestResyncTakesTime(t *testing.T) {
-	site := newSimSite(t, 2, func(o *Options) { o.ResyncBytesPerSecond = 1 << 20; o.ResyncChunkBytes = 256 << 10 })
-	res := newSimResource(t, site, "r0", 2)
-	res.start()
-	res.must(res.r[0].Primary("r0", false))
+	site, res := newPrimaryPair(t, func(o *Options) { o.ResyncBytesPerSecond = 1 << 20; o.ResyncChunkBytes = 256 << 10 })
 	site.Partition("node-0", "node-1")
 	res.write(0, 0, fill(3, 4<<20), true)
 	site.Heal("node-0", "node-1")
@@ -41,10 +38,7 @@ func TestResyncTakesTime(t *testing.T) {
 
 // An interrupted resync resumes where it stopped.
 func TestInterruptedResyncResumes(t *testing.T) {
-	site := newSimSite(t, 2, func(o *Options) { o.ResyncBytesPerSecond = 1 << 20; o.ResyncChunkBytes = 256 << 10 })
-	res := newSimResource(t, site, "r0", 2)
-	res.start()
-	res.must(res.r[0].Primary("r0", false))
+	site, res := newPrimaryPair(t, func(o *Options) { o.ResyncBytesPerSecond = 1 << 20; o.ResyncChunkBytes = 256 << 10 })
 	site.Partition("node-0", "node-1")
 	res.write(0, 0, fill(3, 2<<20), true)
 	site.Heal("node-0", "node-1")
@@ -122,15 +116,9 @@ func TestNoSecondPrimaryAcrossTheMesh(t *testing.T) {
 }
 
 func TestFenceDontCare(t *testing.T) {
-	site := newSimSite(t, 2, func(o *Options) { o.Fencing = FenceDontCare })
-	res := newSimResource(t, site, "r0", 2)
-	res.start()
-	res.must(res.r[0].Primary("r0", false))
+	site, res := newPrimaryPair(t, func(o *Options) { o.Fencing = FenceDontCare })
 	res.must(res.r[1].Down("r0"))
-	res.must(res.r[1].Up(res.config))
-	if !site.Await(res.allUpToDate) {
-		t.Fatal("no reconnect")
-	}
+	res.rejoin(1)
 	site.Partition("node-0", "node-1")
 	if st := res.status(1); st.Disk != backend.UpToDate {
 		t.Errorf("without fencing a cut-off secondary is %s", st.Disk)
@@ -176,10 +164,7 @@ func TestOptionsAreValidated(t *testing.T) {
 }
 
 func TestDeviceBounds(t *testing.T) {
-	site := newSimSite(t, 2, nil)
-	res := newSimResource(t, site, "r0", 2)
-	res.start()
-	res.must(res.r[0].Primary("r0", false))
+	_, res := newPrimaryPair(t, nil)
 	dev, err := res.r[0].Open("r0")
 	res.must(err)
 	usable := int64(testVolumeBytes - superblockBytes)
@@ -203,10 +188,7 @@ func TestDeviceBounds(t *testing.T) {
 // be lost with the connection, so they count as out of sync even though the
 // Primary wrote nothing after the partition.
 func TestPartitionMarksUnflushedWrites(t *testing.T) {
-	site := newSimSite(t, 2, nil)
-	res := newSimResource(t, site, "r0", 2)
-	res.start()
-	res.must(res.r[0].Primary("r0", false))
+	site, res := newPrimaryPair(t, nil)
 	res.write(0, 0, fill(1, 4096), true)
 	res.write(0, 3*4096, fill(2, 4096), false)
 	site.Partition("node-0", "node-1")
@@ -218,10 +200,7 @@ func TestPartitionMarksUnflushedWrites(t *testing.T) {
 // A write that covers only part of a block still out of sync on the target
 // leaves the block to the resync: the rest of it must still arrive.
 func TestPartialWriteDuringResync(t *testing.T) {
-	site := newSimSite(t, 2, func(o *Options) { o.ResyncBytesPerSecond = 4096; o.ResyncChunkBytes = 4096 })
-	res := newSimResource(t, site, "r0", 2)
-	res.start()
-	res.must(res.r[0].Primary("r0", false))
+	site, res := newPrimaryPair(t, func(o *Options) { o.ResyncBytesPerSecond = 4096; o.ResyncChunkBytes = 4096 })
 	site.Partition("node-0", "node-1")
 	res.write(0, 0, fill(6, 4*4096), true)
 	site.Heal("node-0", "node-1")

@@ -12,14 +12,10 @@ import (
 // A crashed Secondary keeps its metadata: after restart it is adopted (no
 // create-md) and gets exactly what it missed.
 func TestCrashKeepsMetadata(t *testing.T) {
-	site := newSimSite(t, 2, nil)
-	res := newSimResource(t, site, "r0", 2)
-	res.start()
-	res.must(res.r[0].Primary("r0", false))
+	site, res := newPrimaryPair(t, nil)
 	res.write(0, 0, fill(1, 3*4096), true)
 
-	site.cluster.Crash("node-1")
-	site.pools["node-1"].crash()
+	site.crash("node-1")
 	if _, err := res.r[1].Status("r0"); !errors.Is(err, ErrNodeDown) {
 		t.Fatalf("Status on a crashed node: %v", err)
 	}
@@ -35,10 +31,7 @@ func TestCrashKeepsMetadata(t *testing.T) {
 	}
 	wantRefusal(t, res.r[1].CreateMetadata(res.config), backend.ErrRefused, "already in place")
 	resyncedBefore := site.cluster.Stats().ResyncedBytes
-	res.must(res.r[1].Up(res.config))
-	if !site.Await(res.allUpToDate) {
-		t.Fatalf("no resync after restart:%s", dumpLog(site))
-	}
+	res.rejoin(1)
 	if moved := site.cluster.Stats().ResyncedBytes - resyncedBefore; moved != 4096 {
 		t.Errorf("resync moved %d bytes, want the one block written meanwhile", moved)
 	}
@@ -51,21 +44,14 @@ func TestCrashKeepsMetadata(t *testing.T) {
 // A Secondary that crashes loses writes it acknowledged but had not flushed;
 // the Primary's transfer log marks them, so resync brings them back.
 func TestCrashedSecondaryGetsUnflushedWritesBack(t *testing.T) {
-	site := newSimSite(t, 2, nil)
-	res := newSimResource(t, site, "r0", 2)
-	res.start()
-	res.must(res.r[0].Primary("r0", false))
+	site, res := newPrimaryPair(t, nil)
 	res.write(0, 8192, fill(7, 4096), false)
-	site.cluster.Crash("node-1")
-	site.pools["node-1"].crash()
+	site.crash("node-1")
 	if got := res.onVolume("node-1", 8192, 4096); bytes.Equal(got, fill(7, 4096)) {
 		t.Fatal("the test double kept an unsynced write through a crash")
 	}
 	site.cluster.Restart("node-1")
-	res.must(res.r[1].Up(res.config))
-	if !site.Await(res.allUpToDate) {
-		t.Fatalf("no resync:%s", dumpLog(site))
-	}
+	res.rejoin(1)
 	if got := res.onVolume("node-1", 8192, 4096); !bytes.Equal(got, fill(7, 4096)) {
 		t.Error("the unflushed write is lost on the restarted secondary")
 	}
@@ -74,25 +60,18 @@ func TestCrashedSecondaryGetsUnflushedWritesBack(t *testing.T) {
 // A Primary that crashes loses unflushed local writes that its peer has; on
 // restart its activity log marks them and the peer gives them back.
 func TestCrashedPrimaryGetsLostBlocksBack(t *testing.T) {
-	site := newSimSite(t, 2, nil)
-	res := newSimResource(t, site, "r0", 2)
-	res.start()
-	res.must(res.r[0].Primary("r0", false))
+	site, res := newPrimaryPair(t, nil)
 	dev, err := res.r[0].Open("r0")
 	res.must(err)
 	if _, err := dev.WriteAt(fill(9, 4096), 12288); err != nil {
 		t.Fatal(err)
 	}
-	site.cluster.Crash("node-0")
-	site.pools["node-0"].crash()
+	site.crash("node-0")
 	if _, err := dev.WriteAt(fill(9, 1), 0); !errors.Is(err, ErrNodeDown) {
 		t.Errorf("write on a crashed node's device: %v", err)
 	}
 	site.cluster.Restart("node-0")
-	res.must(res.r[0].Up(res.config))
-	if !site.Await(res.allUpToDate) {
-		t.Fatalf("no resync:%s", dumpLog(site))
-	}
+	res.rejoin(0)
 	if got := res.onVolume("node-0", 12288, 4096); !bytes.Equal(got, fill(9, 4096)) {
 		t.Error("the crashed primary did not get its lost block back from the peer")
 	}
@@ -104,21 +83,14 @@ func TestCrashedPrimaryGetsLostBlocksBack(t *testing.T) {
 // A SyncTarget that crashes mid-resync loses the resynced blocks it had not
 // flushed; its activity log marks them again, so the data ends whole.
 func TestCrashedSyncTargetRedoesUnflushedResync(t *testing.T) {
-	site := newSimSite(t, 2, func(o *Options) { o.ResyncBytesPerSecond = 1 << 20; o.ResyncChunkBytes = 64 << 10 })
-	res := newSimResource(t, site, "r0", 2)
-	res.start()
-	res.must(res.r[0].Primary("r0", false))
+	site, res := newPrimaryPair(t, func(o *Options) { o.ResyncBytesPerSecond = 1 << 20; o.ResyncChunkBytes = 64 << 10 })
 	site.Partition("node-0", "node-1")
 	res.write(0, 0, fill(4, 1<<20), true)
 	site.Heal("node-0", "node-1")
 	site.Pass(500 * time.Millisecond)
-	site.cluster.Crash("node-1")
-	site.pools["node-1"].crash()
+	site.crash("node-1")
 	site.cluster.Restart("node-1")
-	res.must(res.r[1].Up(res.config))
-	if !site.Await(res.allUpToDate) {
-		t.Fatalf("no convergence:%s", dumpLog(site))
-	}
+	res.rejoin(1)
 	if got := res.onVolume("node-1", 0, 1<<20); !bytes.Equal(got, fill(4, 1<<20)) {
 		t.Error("the crashed SyncTarget claims to be in sync but lost resynced blocks")
 	}
@@ -127,16 +99,10 @@ func TestCrashedSyncTargetRedoesUnflushedResync(t *testing.T) {
 // A Secondary that leaves gracefully flushed first: coming back costs no
 // resync when the Primary wrote nothing meanwhile.
 func TestGracefulLeaveResyncsNothing(t *testing.T) {
-	site := newSimSite(t, 2, nil)
-	res := newSimResource(t, site, "r0", 2)
-	res.start()
-	res.must(res.r[0].Primary("r0", false))
+	site, res := newPrimaryPair(t, nil)
 	res.write(0, 0, fill(1, 3*4096), false)
 	res.must(res.r[1].Down("r0"))
-	res.must(res.r[1].Up(res.config))
-	if !site.Await(res.allUpToDate) {
-		t.Fatal("no reconnect")
-	}
+	res.rejoin(1)
 	if moved := site.cluster.Stats().ResyncedBytes; moved != 0 {
 		t.Errorf("a graceful leave cost a resync of %d bytes", moved)
 	}

@@ -35,8 +35,7 @@ func TestForcedPromotionAfterPrimaryPowerCut(t *testing.T) {
 	// died would have started a new generation (8.4), and its return would be
 	// a split brain (TestLivePrimaryReplacedByForceIsASplitBrain). The vmtest
 	// story cuts the link and the disk in the same instant for that reason.
-	site.cluster.Crash("node-1")
-	site.pools["node-1"].crash()
+	site.crash("node-1")
 	site.Partition("node-0", "node-1")
 	// The old Primary's activity log: the four 4 MiB extents it wrote, flushed
 	// or not, are out of sync toward its peer (drbdmeta apply-al at the next

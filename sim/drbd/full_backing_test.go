@@ -17,10 +17,7 @@ import (
 // TestFullPoolDetachesTheSecondaryUntilTheAgentAttachesIt saw real DRBD 8.4
 // do the same.
 func TestAFullPeerDiskIsDetachedUntilUpAttachesIt(t *testing.T) {
-	site := newSimSite(t, 2, nil)
-	s := newSimResource(t, site, "r0", 2)
-	s.start()
-	s.must(s.r[0].Primary("r0", false))
+	site, s := newPrimaryPair(t, nil)
 	full := site.pools["node-1"].volumes["r0"]
 	full.full = true
 	for i := range 20 {
@@ -48,10 +45,7 @@ func TestAFullPeerDiskIsDetachedUntilUpAttachesIt(t *testing.T) {
 	if st, err := s.r[1].Status("r0"); err != nil || st.Disk != backend.Diskless {
 		t.Fatalf("after a reconnect the detached disk is %+v, %v: want Diskless until an attach", st, err)
 	}
-	s.must(s.r[1].Up(s.config))
-	if !site.Await(s.allUpToDate) {
-		t.Fatalf("no resync once the peer's disk was attached again:%s", dumpLog(site))
-	}
+	s.rejoin(1)
 	if got := s.onVolume("node-1", 0, 4096); !bytes.Equal(got, fill(7, 4096)) {
 		t.Fatal("the resync did not bring the write to the peer")
 	}
@@ -63,10 +57,7 @@ func TestAFullPeerDiskIsDetachedUntilUpAttachesIt(t *testing.T) {
 // attached again it resyncs as SyncTarget while Primary. ci/vmtest's
 // TestFullPoolUnderThePrimary saw real DRBD 8.4 do the same.
 func TestAFullLocalDiskLeavesThePrimaryWritingThroughItsPeer(t *testing.T) {
-	site := newSimSite(t, 2, nil)
-	s := newSimResource(t, site, "r0", 2)
-	s.start()
-	s.must(s.r[0].Primary("r0", false))
+	site, s := newPrimaryPair(t, nil)
 	full := site.pools["node-0"].volumes["r0"]
 	full.full = true
 	s.write(0, 0, fill(9, 4096), true)
@@ -86,10 +77,7 @@ func TestAFullLocalDiskLeavesThePrimaryWritingThroughItsPeer(t *testing.T) {
 	}
 	s.must(dev.Close())
 	full.full = false
-	s.must(s.r[0].Up(s.config))
-	if !site.Await(s.allUpToDate) {
-		t.Fatalf("no resync once the Primary's disk was attached again:%s", dumpLog(site))
-	}
+	s.rejoin(0)
 	if got := s.onVolume("node-0", 0, 4096); !bytes.Equal(got, fill(9, 4096)) {
 		t.Fatal("the resync did not bring the write to the Primary's disk")
 	}
@@ -98,10 +86,7 @@ func TestAFullLocalDiskLeavesThePrimaryWritingThroughItsPeer(t *testing.T) {
 // TestAWriteNoDiskTakesFails: a lone Primary whose disk refuses has nowhere
 // to put the write: it fails as an I/O error, and the disk is detached.
 func TestAWriteNoDiskTakesFails(t *testing.T) {
-	site := newSimSite(t, 2, nil)
-	s := newSimResource(t, site, "r0", 2)
-	s.start()
-	s.must(s.r[0].Primary("r0", false))
+	site, s := newPrimaryPair(t, nil)
 	site.Partition("node-0", "node-1")
 	site.Pass(time.Minute)
 	site.pools["node-0"].volumes["r0"].full = true

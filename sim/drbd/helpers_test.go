@@ -146,3 +146,25 @@ func wantRefusal(t *testing.T, err, kind error, words string) {
 func fill(tag byte, n int) []byte { return bytes.Repeat([]byte{tag}, n) }
 
 func dumpLog(s *simSite) string { return fmt.Sprint("\n", strings.Join(s.sched.log, "\n")) }
+
+// newPrimaryPair is where most tests start: resource r0 up and in sync on a
+// two-node site, node-0 Primary. tweak adjusts the cluster's options (nil:
+// none).
+func newPrimaryPair(t testing.TB, tweak func(*Options)) (*simSite, *simResource) {
+	t.Helper()
+	site := newSimSite(t, 2, tweak)
+	res := newSimResource(t, site, "r0", 2)
+	res.start()
+	res.must(res.r[0].Primary("r0", false))
+	return site, res
+}
+
+// rejoin brings node i's resource up again and waits until every copy is
+// in sync.
+func (s *simResource) rejoin(i int) {
+	s.t.Helper()
+	s.must(s.r[i].Up(s.config))
+	if !s.site.Await(s.allUpToDate) {
+		s.t.Fatalf("no resync once node %d was up again:%s", i, dumpLog(s.site))
+	}
+}

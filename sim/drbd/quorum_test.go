@@ -54,10 +54,7 @@ func TestQuorumLossRefusesWrites(t *testing.T) {
 }
 
 func TestTwoNodeQuorumIsLostOnBothSides(t *testing.T) {
-	site := newSimSite(t, 2, func(o *Options) { o.Quorum = true })
-	res := newSimResource(t, site, "r0", 2)
-	res.start()
-	res.must(res.r[0].Primary("r0", false))
+	site, res := newPrimaryPair(t, func(o *Options) { o.Quorum = true })
 	site.Partition("node-0", "node-1")
 	if res.status(0).Quorum || res.status(1).Quorum {
 		t.Error("one of two nodes has a majority")

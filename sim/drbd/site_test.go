@@ -88,3 +88,9 @@ func TestConformance(t *testing.T) {
 		return newSimSite(t, nodes, nil)
 	})
 }
+
+// crash stops a node the hard way: what its pool had not flushed is lost.
+func (s *simSite) crash(node string) {
+	s.cluster.Crash(node)
+	s.pools[node].crash()
+}

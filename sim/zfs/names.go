@@ -3,6 +3,8 @@ package zfs
 import (
 	"fmt"
 	"strings"
+
+	"github.com/baton-dr/baton/storage/backend"
 )
 
 // maxNameBytes is ZFS_MAX_DATASET_NAME_LEN less its terminating NUL: the whole
@@ -24,16 +26,11 @@ func checkComponent(name string) (string, bool) {
 		return "self reference, '.' is found in name", false
 	}
 	for i := 0; i < len(name); i++ {
-		if !validNameChar(name[i]) {
+		if !backend.IsNameChar(name[i]) {
 			return fmt.Sprintf("invalid character '%c' in name", name[i]), false
 		}
 	}
 	return "", true
-}
-
-func validNameChar(c byte) bool {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		c == '-' || c == '_' || c == '.' || c == ':' || c == ' '
 }
 
 // datasetPath is the name zfs prints for a volume: "tank/pvc-1".

@@ -80,7 +80,7 @@ func TestADrillNeedsAnOpenReplicaAndItsSnapshot(t *testing.T) {
 		}
 	}
 	// A named snapshot the replica holds is taken as asked.
-	received := w.node(clusterB, "b1").datasets[(core.Replica{Source: v.Ref}).Dataset()]
+	received := w.node(clusterB, "b1").Datasets[(core.Replica{Source: v.Ref}).Dataset()]
 	if len(received) < 2 {
 		t.Fatalf("b1 received %v, want at least two snapshots", received)
 	}

@@ -90,7 +90,7 @@ func TestAVolumesLife(t *testing.T) {
 		t.Fatalf("t3: A:v1 is %s after its successor's stream arrived, want Tombstone", old.State)
 	}
 	home := w.node(clusterA, old.Home)
-	if snaps := home.datasets[old.Dataset()]; !slices.ContainsFunc(snaps, func(s core.SnapshotInfo) bool { return s.Name == old.Tail }) {
+	if snaps := home.Datasets[old.Dataset()]; !slices.ContainsFunc(snaps, func(s core.SnapshotInfo) bool { return s.Name == old.Tail }) {
 		t.Fatalf("t3: the diverged tail %s is gone from %v", old.Tail, snaps)
 	}
 	if _, err := a.Demote(v1.Ref); !errors.Is(err, core.ErrNotFound) {

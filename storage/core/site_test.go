@@ -73,14 +73,14 @@ func TestTheDivergedTailNeverShips(t *testing.T) {
 	w.cut[clusterB] = true
 	w.run(3 * time.Minute) // A keeps writing and snapshotting, cut off from B
 	w.cut[clusterB] = false
-	mark := len(w.sends)
+	mark := len(w.Sends)
 	w.run(3 * time.Minute) // B announces the successor; A learns it
-	for _, s := range w.sends[mark:] {
+	for _, s := range w.Sends[mark:] {
 		if s.Dataset == "vol-"+string(v.Ref.Volume) {
 			t.Errorf("superseded %s was asked to ship %s to %s", v.Ref, s.Snapshot, s.Target[:8])
 		}
 	}
-	replica := w.node(clusterB, "b1").datasets["rep-"+string(v.Ref.Volume)]
+	replica := w.node(clusterB, "b1").Datasets["rep-"+string(v.Ref.Volume)]
 	if last := replica[len(replica)-1]; last.GUID != clone.Origin.GUID {
 		t.Errorf("B's replica of %s received %s after the fail-over cloned %s", v.Ref, last.Name, clone.Origin.Snapshot)
 	}
@@ -108,13 +108,13 @@ func TestFailbackShipsACloneStreamFromTheCommonSnapshot(t *testing.T) {
 	w.cut[clusterA] = false
 	_, err = a.Demote(v.Ref)
 	w.must(err)
-	mark := len(w.sends)
+	mark := len(w.Sends)
 	if !resyncUntilReady(w, b, clone.Ref, clusterA) {
 		t.Fatal("resync never ready")
 	}
 	var first *core.SendSpec
-	for i := range w.sends[mark:] {
-		if s := w.sends[mark+i]; s.Dataset == clone.Dataset() && s.Target == clusterA {
+	for i := range w.Sends[mark:] {
+		if s := w.Sends[mark+i]; s.Dataset == clone.Dataset() && s.Target == clusterA {
 			first = &s
 			break
 		}
@@ -191,7 +191,7 @@ func TestDeleteVolumeDestroysOnlyUnreplicatedVolumes(t *testing.T) {
 		t.Fatalf("deleted volume still recorded: %v", err)
 	}
 	for _, n := range []string{"a1", "a2"} {
-		if _, ok := w.node(clusterA, n).datasets[plain.Dataset()]; ok {
+		if _, ok := w.node(clusterA, n).Datasets[plain.Dataset()]; ok {
 			t.Errorf("%s still holds the deleted volume's dataset", n)
 		}
 	}

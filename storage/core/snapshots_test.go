@@ -8,6 +8,7 @@ import (
 
 	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storage/core"
+	"github.com/baton-dr/baton/storage/core/coretest"
 )
 
 func TestParseSnapshotRef(t *testing.T) {
@@ -57,7 +58,7 @@ func TestASnapshotIsTakenOnTheHomeNodeAndIsIdempotentByName(t *testing.T) {
 	if err != nil || again.Ref != snap.Ref || !again.Ready || again.GUID == "" {
 		t.Fatalf("repeat after the node took it: %+v, %v; want %s ready with a GUID", again, err, snap.Ref)
 	}
-	home := w.node(clusterA, v.Home).datasets[v.Dataset()]
+	home := w.node(clusterA, v.Home).Datasets[v.Dataset()]
 	if len(home) != 1 || home[0].Name != snap.Ref.Name() {
 		t.Fatalf("home node holds %v, want only %s", home, snap.Ref.Name())
 	}
@@ -151,8 +152,8 @@ func TestOnlyTheActiveEndIsSnapshotted(t *testing.T) {
 	}
 }
 
-func holds(n *paperNode, dataset, snapshot string) bool {
-	for _, s := range n.datasets[dataset] {
+func holds(n *coretest.Node, dataset, snapshot string) bool {
+	for _, s := range n.Datasets[dataset] {
 		if s.Name == snapshot {
 			return true
 		}

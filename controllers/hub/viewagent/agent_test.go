@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-dr/baton/bed/controlplane/controlplanetest"
+
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -22,7 +24,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/baton-dr/baton/bed/controlplane"
 	viewv1beta1 "github.com/baton-dr/baton/controllers/hub/view/v1beta1"
 	"github.com/baton-dr/baton/controllers/hub/viewagent"
 )
@@ -80,19 +81,11 @@ func TestTheAgentAnswersViewsWithinItsIdentities(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a real kube-apiserver and etcd; skipped under -short")
 	}
-	cp, err := controlplane.Start(controlplane.Options{CRDDirectories: []string{filepath.Join(repositoryRoot(), "controllers", "hub", "testdata", "crds")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := cp.Stop(); err != nil {
-			t.Errorf("stop the control plane: %v", err)
-		}
-	})
+	config := controlplanetest.Start(t, filepath.Join(repositoryRoot(), "controllers", "hub", "testdata", "crds"))
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	s := scheme(t)
-	admin, err := client.New(cp.Config, client.Options{Scheme: s})
+	admin, err := client.New(config, client.Options{Scheme: s})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,8 +101,8 @@ func TestTheAgentAnswersViewsWithinItsIdentities(t *testing.T) {
 	grant(t, ctx, admin, siteSpace, "reader", rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Namespace: siteSpace, Name: "view-agent"},
 		rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}})
 
-	hubConfig := as(cp.Config, "system:open-cluster-management:"+cluster+":agent", group, "system:open-cluster-management:managed-clusters")
-	siteConfig := as(cp.Config, "system:serviceaccount:"+siteSpace+":view-agent", "system:serviceaccounts")
+	hubConfig := as(config, "system:open-cluster-management:"+cluster+":agent", group, "system:open-cluster-management:managed-clusters")
+	siteConfig := as(config, "system:serviceaccount:"+siteSpace+":view-agent", "system:serviceaccounts")
 	site, err := client.New(siteConfig, client.Options{Scheme: s})
 	if err != nil {
 		t.Fatal(err)
