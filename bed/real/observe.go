@@ -42,6 +42,9 @@ func (b *Bed) observe() {
 	b.lastCheck = time.Now()
 	for _, name := range b.appOrder {
 		a := b.apps[name]
+		if a.web != nil {
+			a.web.drainWrites(a.writes)
+		}
 		for _, s := range b.Sites() {
 			if n := a.writes[s]; n > 0 {
 				b.timeline = append(b.timeline, reports.Event{At: time.Now(), Site: s, Kind: reports.EventWrite,
@@ -65,6 +68,7 @@ func (b *Bed) observe() {
 			}
 		}
 	}
+	b.recordSyncs(records)
 }
 
 // records gathers every chain's members from both sites' API servers: the

@@ -208,6 +208,13 @@ func runReal(sc scenarios.Scenario, options real.Options, chaos bool, w io.Write
 	if err != nil {
 		return errored(err)
 	}
+	// The applications run as themselves (WordPress, Gitea) unless told to
+	// run the block-device workload models instead.
+	if os.Getenv("BATON_REALBED_MODELS") != "1" {
+		if options.AppImages, err = real.ReadAppImages(paths.AppImages()); err != nil {
+			return errored(fmt.Errorf("%w (or BATON_REALBED_MODELS=1 runs the workload models on raw devices instead)", err))
+		}
+	}
 	started := time.Now()
 	b, err := real.New(in, options)
 	if err != nil {
@@ -231,6 +238,7 @@ func runReal(sc scenarios.Scenario, options real.Options, chaos bool, w io.Write
 	}()
 	ran := time.Now()
 	result := sc.Run(b, scenarios.Options{Seed: options.Seed, Chaos: chaos, Replay: replay})
+	result.Syncs = b.Syncs()
 	fmt.Fprintf(w, "%s: ran in %s\n", sc.Name, time.Since(ran).Round(time.Millisecond))
 	if err := b.Close(); err != nil {
 		result.Verdict = reports.Failed
