@@ -43,7 +43,10 @@ func (b *Bed) observe() {
 	for _, name := range b.appOrder {
 		a := b.apps[name]
 		if a.web != nil {
-			a.web.drainWrites(a.writes)
+			if key, refusing := a.web.drainWrites(a.writes); refusing != "" && !b.reported[key] {
+				b.reported[key] = true
+				b.violate("application: the primary refused a write", refusing)
+			}
 		}
 		for _, s := range b.Sites() {
 			if n := a.writes[s]; n > 0 {

@@ -258,7 +258,16 @@ type webWriter struct {
 	site         string
 	stop, done   chan struct{}
 	acknowledged atomic.Int64 // since the bed last read it
+	// failing counts the operations not acknowledged in a row; lastError
+	// says why the last was not.
+	failing   atomic.Int64
+	lastError atomic.Pointer[string]
 }
+
+// refusingAfter is how many operations in a row a primary's application
+// may fail before the bed calls it a refusal: one may time out on a host
+// whose load reaches 50, three in a row do not.
+const refusingAfter = 3
 
 // startWriter starts app writing on site; mu is held around each
 // operation. setup first sets the client up (the tail's Gitea client has
@@ -284,10 +293,18 @@ func startWriter(app webapps.App, mu *sync.Mutex, site string, period time.Durat
 			mu.Lock()
 			// The operation in flight when the writer is stopped finishes:
 			// one cut short would be unknown for no reason.
-			write, _ := app.Step(context.Background())
+			write, err := app.Step(context.Background())
 			mu.Unlock()
 			if write.Outcome == webapps.Acknowledged {
 				w.acknowledged.Add(1)
+				w.failing.Store(0)
+			} else {
+				w.failing.Add(1)
+				why := fmt.Sprintf("%s %s: %s", write.Operation, write.Key, write.Detail)
+				if err != nil && write.Detail == "" {
+					why = err.Error()
+				}
+				w.lastError.Store(&why)
 			}
 			if record != nil && write.Seq != 0 {
 				record(write)
@@ -414,14 +431,26 @@ func (b *Bed) landWeb(a *app, s *site, planned bool, start time.Time) (workload.
 }
 
 // drainWrites adds what the writers did since last asked to writes, by
-// site, and says on the log what they could not do.
-func (w *webApp) drainWrites(writes map[string]int) {
+// site; it returns why the primary's application refuses writes (and a key
+// that names it once per site), when it
+// failed refusingAfter operations in a row (the tail's may: fencing it is
+// what a fail-over does).
+func (w *webApp) drainWrites(writes map[string]int) (key, refusing string) {
 	for _, writer := range []*webWriter{w.writer, w.tailWriter()} {
 		if writer == nil {
 			continue
 		}
 		writes[writer.site] += int(writer.drain())
 	}
+	if w.writer != nil && w.writer.failing.Load() >= refusingAfter {
+		why := "no answer"
+		if last := w.writer.lastError.Load(); last != nil {
+			why = *last
+		}
+		return "refusing " + w.name + " on " + w.writer.site,
+			fmt.Sprintf("%s on %s: %d operations in a row not acknowledged, the last: %s", w.name, w.writer.site, w.writer.failing.Load(), why)
+	}
+	return "", ""
 }
 
 func (w *webApp) tailWriter() *webWriter {
