@@ -62,6 +62,7 @@ func (in *Infra) values(ctx context.Context, c Cluster, image string, ca *bedCA,
 	values.Site = chart.Site{Name: c.Name, ClusterID: string(c.ID)}
 	values.Storage.HostDir = hostDir
 	values.Storage.Nodes = []chart.StorageNode{{Name: c.Node(), Address: address}}
+	values.Storage.Btrfs.PoolSizeBytes = poolSizeBytes
 	values.StorageCluster.Create, values.StorageCluster.PlaceCount = true, 1
 	values.StorageCluster.ReplicationInterval = "10s"
 	values.Operator.LeaderElect = false // one replica; a restart need not wait out a lease
@@ -77,6 +78,12 @@ func (in *Infra) values(ctx context.Context, c Cluster, image string, ca *bedCA,
 	values.Peers = peers
 	return values, values.Validate()
 }
+
+// poolSizeBytes is each site's pool (a sparse image: what is written takes
+// room). Nothing reaps the chains earlier runs left (their data, and the
+// snapshots the other site received, stay in the pools), so the chart's
+// 2 GiB filled after a few runs; an existing pool keeps its size.
+const poolSizeBytes = 8 << 30
 
 // addonsSocketOnNode is the CSI controller's csi-addons socket as the node
 // sees it: Paths.AddonsSocket on the host.
