@@ -184,7 +184,16 @@ func (b *Bed) deployWeb(ctx context.Context, w *webApp, s *site) error {
 		w.loaded[s.Site] = true
 	}
 	for _, o := range w.objects.All() {
-		o = o.DeepCopyObject().(ctrlclient.Object) // Create fills in the one it is given
+		o = o.DeepCopyObject().(ctrlclient.Object) // Get and Create fill in the one they are given
+		// Looked up first: creating a NodePort Service that exists is
+		// refused as a port already allocated, not as existing.
+		err := s.objects.Get(ctx, ctrlclient.ObjectKeyFromObject(o), o.DeepCopyObject().(ctrlclient.Object))
+		if err == nil {
+			continue
+		}
+		if !apierrors.IsNotFound(err) {
+			return fmt.Errorf("%s: %s's %s %s: %w", s.Name, w.name, o.GetObjectKind().GroupVersionKind().Kind, o.GetName(), err)
+		}
 		if err := s.objects.Create(ctx, o); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("%s: create %s's %s %s: %w", s.Name, w.name, o.GetObjectKind().GroupVersionKind().Kind, o.GetName(), err)
 		}
