@@ -48,16 +48,24 @@ func (b *Bed) Syncs() []reports.Sync { return b.syncs.Syncs() }
 // uploads, files, issues: not what the database and the file system
 // wrote for them), for a workload model the blocks it wrote. As on the
 // simulation bed, the snapshot holds the writes up to when the node took
-// it, which the records bound by the shipment's start; a source's first
-// shipment counts from the application's start.
+// it, which the records bound by the shipment's start; the root's first
+// shipment counts from the application's start, a clone's (the fail-back)
+// from the snapshot it was cloned from.
 func (b *Bed) measureChange(root chain.Ref, p core.Pairing, sync *reports.Sync) {
 	i := slices.IndexFunc(p.Snapshots, func(sn replication.Snapshot) bool { return sn.Name == p.Last.Snapshot })
 	if i < 0 {
 		return
 	}
 	until := p.Last.At.Add(-p.Last.Duration)
-	after := b.shippedAt[p.Source]
+	after, shippedBefore := b.shippedAt[p.Source]
 	b.shippedAt[p.Source] = p.Snapshots[i].TakenAt
+	if !shippedBefore && p.Source != root {
+		// A clone's first shipment (the fail-back's delta): what changed
+		// since the snapshot it was cloned from.
+		if origin, err := b.originTakenAt(root.String()); err == nil {
+			after, sync.Failback = origin, true
+		}
+	}
 	for _, name := range b.appOrder {
 		a := b.apps[name]
 		for _, v := range a.volumes {
