@@ -18,11 +18,12 @@ import (
 // one operation.
 const stepPeriod = time.Second
 
-// app is one application: its workload model writing the devices its pod
-// holds, its claims, and Ramen's view of it. The model and its devices are
-// the seam the HTTP applications (bed/real/webapps) replace.
+// app is one application: its claims, Ramen's view of it, and either the
+// application itself (web: WordPress or Gitea, written through its HTTP
+// API) or a workload model writing the devices its pod holds (model).
 type app struct {
 	spec    bed.App
+	web     *webApp
 	model   workload.Workload
 	volumes []*appVolume
 	site    string // where it runs; "" while stopped
@@ -36,6 +37,9 @@ type appVolume struct {
 	handle string // the CSI handle: the chain's root, kept for ever
 	size   uint64
 	pv     map[string]string // the persistent volume bound to the claim, per site
+	// filesystem: the claim is mounted (an application's own), not a raw
+	// block device (a workload model's).
+	filesystem bool
 }
 
 func (b *Bed) newModel(spec bed.App, name string) (workload.Workload, error) {
@@ -44,7 +48,9 @@ func (b *Bed) newModel(spec bed.App, name string) (workload.Workload, error) {
 }
 
 // Deploy claims the application's volumes on its site (external-provisioner
-// calls baton-csi's CreateVolume) and starts its pod there.
+// calls baton-csi's CreateVolume) and starts it there: the application
+// itself when the bed has the application images (Options.AppImages),
+// else its workload model's pod.
 func (b *Bed) Deploy(spec bed.App) error {
 	if _, exists := b.apps[spec.Name]; exists {
 		return fmt.Errorf("application %q is deployed already", spec.Name)
@@ -53,9 +59,26 @@ func (b *Bed) Deploy(spec bed.App) error {
 	if err != nil {
 		return err
 	}
-	model, err := b.newModel(spec, spec.Name)
-	if err != nil {
-		return err
+	a := &app{spec: spec, writes: map[string]int{}}
+	type volume struct {
+		name string
+		size uint64
+	}
+	var volumes []volume
+	if b.options.AppImages != nil {
+		if a.web, err = b.newWebApp(spec, s); err != nil {
+			return err
+		}
+		for _, name := range a.web.client.Volumes() {
+			volumes = append(volumes, volume{name, webVolumeBytes(name)})
+		}
+	} else {
+		if a.model, err = b.newModel(spec, spec.Name); err != nil {
+			return err
+		}
+		for _, v := range a.model.Volumes() {
+			volumes = append(volumes, volume{v.Name, v.SizeBytes})
+		}
 	}
 	ctx := context.Background()
 	for _, other := range b.sites {
@@ -63,14 +86,15 @@ func (b *Bed) Deploy(spec bed.App) error {
 			return fmt.Errorf("%s: the run's namespace: %w", other.Name, err)
 		}
 	}
-	a := &app{spec: spec, model: model, writes: map[string]int{}}
 	var handles []string
-	for _, v := range model.Volumes() {
-		pv, handle, err := b.claim(ctx, s, v.Name, v.SizeBytes)
+	for _, v := range volumes {
+		av := &appVolume{name: v.name, size: v.size, filesystem: a.web != nil, pv: map[string]string{}}
+		pv, handle, err := b.claim(ctx, s, av)
 		if err != nil {
 			return err
 		}
-		a.volumes = append(a.volumes, &appVolume{name: v.Name, handle: handle, size: v.SizeBytes, pv: map[string]string{s.Site: pv}})
+		av.handle, av.pv[s.Site] = handle, pv
+		a.volumes = append(a.volumes, av)
 		handles = append(handles, handle)
 	}
 	a.ramen = b.ramen.Add(spec.Name, handles)
@@ -94,11 +118,19 @@ func (b *Bed) restoreClaims(a *app, s *site) error {
 	return nil
 }
 
-// start starts the application's pod on the site and opens its devices.
+// start starts the application on the site: the application itself,
+// writing once it answers, or its model's pod, whose devices it opens.
 func (b *Bed) start(a *app, s *site) error {
 	ctx := context.Background()
 	if err := b.restoreClaims(a, s); err != nil {
 		return err
+	}
+	if a.web != nil {
+		if err := b.deployWeb(ctx, a.web, s); err != nil {
+			return err
+		}
+		a.site = s.Site
+		return b.write(a)
 	}
 	uid, err := b.startPod(ctx, s, a)
 	if err != nil {
@@ -123,12 +155,18 @@ func (b *Bed) stop(a *app) error {
 	if a.site == "" {
 		return errors.Join(errs...)
 	}
-	closeAll(a.devices)
 	s, err := b.site(a.site)
 	if err != nil {
 		return err
 	}
-	errs = append(errs, b.deletePod(context.Background(), s, a.spec.Name))
+	if a.web != nil {
+		a.web.writer.Stop()
+		a.web.writer = nil
+		errs = append(errs, b.undeployWeb(context.Background(), a.web, s))
+	} else {
+		closeAll(a.devices)
+		errs = append(errs, b.deletePod(context.Background(), s, a.spec.Name))
+	}
 	a.site, a.devices = "", nil
 	return errors.Join(errs...)
 }
@@ -138,7 +176,7 @@ func (b *Bed) step() {
 	now := time.Now()
 	for _, name := range b.appOrder {
 		a := b.apps[name]
-		if a.site != "" {
+		if a.site != "" && a.model != nil {
 			res, err := a.model.Step(now, a.devices)
 			switch {
 			case err == nil && res.Acknowledged:
@@ -147,7 +185,7 @@ func (b *Bed) step() {
 				b.violate("application: the primary refused a write", fmt.Sprintf("%s on %s: %v", a.spec.Name, a.site, err))
 			}
 		}
-		if t := a.ramen.Tail; t != nil && t.Step(now) {
+		if t := a.ramen.Tail; t != nil && t.Model != nil && t.Step(now) {
 			a.writes[t.Site]++
 		}
 	}
@@ -230,7 +268,20 @@ func (b *Bed) Failover(name, to string) (workload.Verdict, error) {
 	from := a.site
 	b.event(to, reports.EventAction, "fail over %s from %s to %s", name, from, to)
 	var tail *ramen.Tail
-	if from != "" && from != to {
+	if from != "" && from != to && a.web != nil {
+		old, err := b.site(from)
+		if err != nil {
+			return workload.Verdict{}, err
+		}
+		a.web.writer.Stop()
+		a.web.writer = nil
+		t, err := b.webTail(a, old)
+		if err != nil {
+			return workload.Verdict{}, err
+		}
+		tail = &ramen.Tail{Site: from, Stop: t.stop}
+		a.site = ""
+	} else if from != "" && from != to {
 		model, err := b.newModel(a.spec, name+"~tail")
 		if err != nil {
 			return workload.Verdict{}, err
@@ -263,6 +314,9 @@ func (b *Bed) land(a *app, site string, planned bool) (workload.Verdict, error) 
 	if a.ramen.Tail != nil && a.ramen.Tail.Site == site {
 		return workload.Verdict{}, fmt.Errorf("%s: its old pod still runs on %s", a.spec.Name, site)
 	}
+	if a.web != nil {
+		return b.landWeb(a, s, planned, start)
+	}
 	if err := b.start(a, s); err != nil {
 		return workload.Verdict{}, err
 	}
@@ -284,6 +338,10 @@ func (b *Bed) Verify(name string) (workload.Verdict, error) {
 	}
 	if a.site == "" {
 		return workload.Verdict{}, fmt.Errorf("application %q is not running", name)
+	}
+	if a.web != nil {
+		v, err := a.web.readBack(context.Background(), time.Time{})
+		return v.Workload(a.web.client.Volumes()), err
 	}
 	return a.model.Verify(a.devices, time.Now()), nil
 }

@@ -31,8 +31,13 @@ type Options struct {
 	TimeScale float64
 	// ActionLimit bounds each DR action in wall time. Default 4 minutes.
 	ActionLimit time.Duration
-	// Seed seeds the applications' workload models.
+	// Seed seeds the applications' workload models, or their HTTP
+	// drivers' choices and content.
 	Seed uint64
+	// AppImages, when set, run the applications as themselves (WordPress
+	// and Gitea, ReadAppImages); nil runs their workload models, writing
+	// raw block devices.
+	AppImages AppImages
 	// Log receives a line per step; nil discards them.
 	Log io.Writer
 }
@@ -91,6 +96,8 @@ type Bed struct {
 	timeline   []reports.Event
 	violations []reports.Violation
 	checker    *chain.Checker
+	syncs      bed.SyncLog
+	shippedAt  map[chain.Ref]time.Time // when each source's last recorded shipment's snapshot was taken
 	reported   map[string]bool
 	lastCheck  time.Time
 	// lastProgress is when the bed last said what it waits for.
@@ -116,7 +123,7 @@ type site struct {
 // there, and that no partition is left over from a crashed run.
 func New(infra *Infra, options Options) (b *Bed, err error) {
 	b = &Bed{options: options.withDefaults(), infra: infra, started: time.Now(), apps: map[string]*app{},
-		hubCut: map[string]bool{}, chaos: map[string]chaosv1alpha1.NetworkChaos{}, checker: chain.NewChecker(), reported: map[string]bool{},
+		hubCut: map[string]bool{}, chaos: map[string]chaosv1alpha1.NetworkChaos{}, checker: chain.NewChecker(), reported: map[string]bool{}, shippedAt: map[chain.Ref]time.Time{},
 		run: fmt.Sprintf("%x", time.Now().Unix()%0xffffff)}
 	b.ramen = &ramen.Driver{Sites: []string{SiteA.Site, SiteB.Site}, Reaches: func(site string) bool { return !b.hubCut[site] },
 		Until: b.pump, Limit: b.options.ActionLimit, Event: b.event, Violate: b.violate, TellWishes: true}

@@ -104,8 +104,23 @@ func (b *Bed) cut(a, c string, bothWays, on bool) error {
 	return b.applyChaos()
 }
 
-// applyChaos injects the objects made, sorted by name, into the nodes.
+// applyChaos injects the objects made, sorted by name, into the nodes;
+// of each object it lifts it says first how many packets it dropped.
 func (b *Bed) applyChaos() error {
+	if dropped, err := droppedPackets(); err != nil {
+		b.logf("", "reading the partitions' counters: %v", err)
+	} else {
+		lifted := make([]string, 0, len(dropped))
+		for name := range dropped {
+			if _, kept := b.chaos[name]; !kept {
+				lifted = append(lifted, name)
+			}
+		}
+		slices.Sort(lifted)
+		for _, name := range lifted {
+			b.event("", reports.EventPartition, "%s lifted: it dropped %d packets", name, dropped[name])
+		}
+	}
 	names := make([]string, 0, len(b.chaos))
 	for name := range b.chaos {
 		names = append(names, name)

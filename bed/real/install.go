@@ -81,6 +81,12 @@ func (in *Infra) values(ctx context.Context, c Cluster, image string, ca *bedCA,
 	return values, values.Validate()
 }
 
+// poolSizeBytes is each site's pool (a sparse image: what is written takes
+// room). Nothing reaps the chains earlier runs left (their data, and the
+// snapshots the other site received, stay in the pools), so the chart's
+// 2 GiB filled after a few runs; an existing pool keeps its size.
+const poolSizeBytes = 8 << 30
+
 // addonsSocketOnNode is the CSI controller's csi-addons socket as the node
 // sees it: Paths.AddonsSocket on the host.
 func (in *Infra) addonsSocketOnNode(c Cluster) string {
@@ -107,9 +113,28 @@ func (in *Infra) install(ctx context.Context, c Cluster, image string, values ch
 	if err != nil {
 		return "", err
 	}
+	endpoint := fmt.Sprintf("https://%s:%d", values.CrossSite.Host, values.CrossSite.StorageAPINodePort)
+	moved := in.localEndpoint(ctx, c) != endpoint
 	rel, err := chart.Apply(ctx, t, values)
 	if err != nil {
 		return "", fmt.Errorf("the chart: %w", err)
+	}
+	if moved {
+		// A new site, or its node's address moved (a restarted dockerd hands
+		// the node containers addresses in the order they start): the node
+		// agent and the CSI driver read their own endpoint from the CSI
+		// secret once, at their start, and the operator rewrites it only once
+		// the chart's pods run -- restart them after it did, or the agent
+		// asks whichever site has the old address now for its spec.
+		if err := until(ctx, installLimit, func() (bool, string) {
+			have := in.localEndpoint(ctx, c)
+			return have == endpoint, fmt.Sprintf("the CSI secret names the site at %q, not %s yet", have, endpoint)
+		}); err != nil {
+			return "", err
+		}
+		if err := in.restartCSI(ctx, c); err != nil {
+			return "", fmt.Errorf("restarting the CSI driver on the node's new address: %w", err)
+		}
 	}
 	if err := in.siteReady(ctx, c); err != nil {
 		return "", err
@@ -269,6 +294,19 @@ func (in *Infra) Deploy(ctx context.Context, image string) error {
 			return "", in.restartCSI(ctx, c)
 		})
 	})
+}
+
+// localEndpoint is the storage API endpoint the site's CSI secret names
+// for the site itself; "" when it has none yet.
+func (in *Infra) localEndpoint(ctx context.Context, c Cluster) string {
+	doc, err := in.csiSecret(ctx, c)
+	if err != nil {
+		return ""
+	}
+	if e, ok := doc.Entry(c.ID); ok && e.Local {
+		return e.Endpoint
+	}
+	return ""
 }
 
 // peersOf are the peers the site's release lists now (none before its

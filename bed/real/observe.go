@@ -42,6 +42,12 @@ func (b *Bed) observe() {
 	b.lastCheck = time.Now()
 	for _, name := range b.appOrder {
 		a := b.apps[name]
+		if a.web != nil {
+			if key, refusing := a.web.drainWrites(a.writes); refusing != "" && !b.reported[key] {
+				b.reported[key] = true
+				b.violate("application: the primary refused a write", refusing)
+			}
+		}
 		for _, s := range b.Sites() {
 			if n := a.writes[s]; n > 0 {
 				b.timeline = append(b.timeline, reports.Event{At: time.Now(), Site: s, Kind: reports.EventWrite,
@@ -65,6 +71,7 @@ func (b *Bed) observe() {
 			}
 		}
 	}
+	b.recordSyncs(records)
 }
 
 // records gathers every chain's members from both sites' API servers: the

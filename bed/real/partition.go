@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 
 	chaosv1alpha1 "github.com/chaos-mesh/chaos-mesh/api/v1alpha1"
@@ -144,4 +146,48 @@ func (b *Bed) leftoverPartitions(ctx context.Context) error {
 			"(or make realbed-down) removes it", chaosTable, strings.Join(left, ", "))
 	}
 	return nil
+}
+
+// droppedPackets reads, from every node's table, how many packets each
+// object's rules dropped so far, by the object's name (the rules'
+// comment): the evidence that a partition cut what it names.
+func droppedPackets() (map[string]uint64, error) {
+	dropped := map[string]uint64{}
+	for _, c := range Clusters() {
+		tables, err := nodeRun(c, "", "nft", "list", "tables")
+		if err != nil {
+			return nil, err
+		}
+		if !strings.Contains(tables, "table "+chaosTable) {
+			continue
+		}
+		out, err := nodeRun(c, "", "nft", "list", "table", "inet", "baton-chaos")
+		if err != nil {
+			return nil, err
+		}
+		for name, n := range parseCounters(out) {
+			dropped[name] += n
+		}
+	}
+	return dropped, nil
+}
+
+// parseCounters reads nft's listing of the chaos table: each rule's
+// "counter packets N bytes M ... comment "NAME"", summed by NAME.
+func parseCounters(listing string) map[string]uint64 {
+	out := map[string]uint64{}
+	for _, line := range strings.Split(listing, "\n") {
+		fields := strings.Fields(line)
+		i := slices.Index(fields, "packets")
+		c := slices.Index(fields, "comment")
+		if i < 0 || c < 0 || i+1 >= len(fields) || c+1 >= len(fields) {
+			continue
+		}
+		n, err := strconv.ParseUint(fields[i+1], 10, 64)
+		if err != nil {
+			continue
+		}
+		out[strings.Trim(strings.Join(fields[c+1:], " "), "\"")] += n
+	}
+	return out
 }

@@ -48,15 +48,24 @@ func (b *Bed) ensureNamespace(ctx context.Context, s *site) error {
 	return err
 }
 
-// claim makes a block claim of the StorageClass baton, as the application's
-// chart would, and returns its persistent volume's name and CSI handle once
-// external-provisioner bound it.
-func (b *Bed) claim(ctx context.Context, s *site, name string, size uint64) (pv, handle string, err error) {
-	block, class := corev1.PersistentVolumeBlock, "baton"
-	mib := (size + 1<<20 - 1) >> 20
+// volumeMode is how the volume's pod holds it.
+func (v *appVolume) volumeMode() *corev1.PersistentVolumeMode {
+	mode := corev1.PersistentVolumeBlock
+	if v.filesystem {
+		mode = corev1.PersistentVolumeFilesystem
+	}
+	return &mode
+}
+
+// claim makes a claim of the StorageClass baton for the volume, as the
+// application's chart would, and returns its persistent volume's name and
+// CSI handle once external-provisioner bound it.
+func (b *Bed) claim(ctx context.Context, s *site, v *appVolume) (pv, handle string, err error) {
+	name, class := v.name, "baton"
+	mib := (v.size + 1<<20 - 1) >> 20
 	claim := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: b.namespace()},
 		Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-			VolumeMode: &block, StorageClassName: &class, Resources: corev1.VolumeResourceRequirements{
+			VolumeMode: v.volumeMode(), StorageClassName: &class, Resources: corev1.VolumeResourceRequirements{
 				Requests: corev1.ResourceList{corev1.ResourceStorage: *resource.NewQuantity(int64(mib<<20), resource.BinarySI)}}}}
 	if _, err := s.client.CoreV1().PersistentVolumeClaims(b.namespace()).Create(ctx, claim, metav1.CreateOptions{}); err != nil {
 		return "", "", fmt.Errorf("%s: claim %s: %w", s.Name, name, err)
@@ -92,11 +101,11 @@ func (b *Bed) restoreClaim(ctx context.Context, s *site, v *appVolume) error {
 		v.pv[s.Site] = name
 		return nil
 	}
-	block, class := corev1.PersistentVolumeBlock, "baton"
+	class := "baton"
 	mib := (v.size + 1<<20 - 1) >> 20
 	pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"baton.dev/scenario-run": b.run}},
 		Spec: corev1.PersistentVolumeSpec{
-			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}, VolumeMode: &block, StorageClassName: class,
+			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}, VolumeMode: v.volumeMode(), StorageClassName: class,
 			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
 			Capacity:                      corev1.ResourceList{corev1.ResourceStorage: *resource.NewQuantity(int64(mib<<20), resource.BinarySI)},
 			ClaimRef:                      &corev1.ObjectReference{Namespace: b.namespace(), Name: v.name},
@@ -106,7 +115,7 @@ func (b *Bed) restoreClaim(ctx context.Context, s *site, v *appVolume) error {
 		return fmt.Errorf("%s: restore the volume of %s: %w", s.Name, v.name, err)
 	}
 	claim := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: v.name, Namespace: b.namespace()},
-		Spec: corev1.PersistentVolumeClaimSpec{AccessModes: pv.Spec.AccessModes, VolumeMode: &block, StorageClassName: &class,
+		Spec: corev1.PersistentVolumeClaimSpec{AccessModes: pv.Spec.AccessModes, VolumeMode: v.volumeMode(), StorageClassName: &class,
 			VolumeName: name, Resources: corev1.VolumeResourceRequirements{Requests: pv.Spec.Capacity}}}
 	if _, err := s.client.CoreV1().PersistentVolumeClaims(b.namespace()).Create(ctx, claim, metav1.CreateOptions{}); err != nil &&
 		!apierrors.IsAlreadyExists(err) {

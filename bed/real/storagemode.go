@@ -420,6 +420,7 @@ var zfsDRBDMinors = map[string]v1alpha1.MinorRange{
 func (mode StorageMode) siteStorage(c Cluster, values *chart.Values, address string, addressOf func(node string) (string, error)) ([]net.IP, error) {
 	if mode != StorageZFSDRBD {
 		values.Storage.Nodes = []chart.StorageNode{{Name: c.Node(), Address: address}}
+		values.Storage.Btrfs.PoolSizeBytes = poolSizeBytes
 		values.StorageCluster.PlaceCount = 1
 		return []net.IP{net.ParseIP(address)}, nil
 	}

@@ -88,24 +88,9 @@ func (w *World) recordSyncs() {
 		if err != nil {
 			continue
 		}
-		for _, p := range pairings {
-			key := p.Source.String() + "@" + p.Last.Snapshot
-			if p.Last.Snapshot == "" || w.synced[key] {
-				continue
-			}
-			w.synced[key] = true
-			target := w.Site(string(p.Target))
-			// One stream went to each receiving node: the pairing's bytes
-			// count every copy.
-			receivers := max(1, len(p.Receivers))
-			sync := reports.Sync{Volume: string(p.Source.Volume), From: s.Name, To: target.Name,
-				At: p.Last.At, BytesShipped: p.Last.Bytes / uint64(receivers), Receivers: receivers}
-			w.measureChange(s, p, &sync)
-			w.timeline = append(w.timeline, reports.Event{At: p.Last.At, Site: s.Name, Kind: reports.EventSync,
-				Detail: fmt.Sprintf("%s shipped %s to %s: %d bytes (to %d nodes) for %d bytes changed in %s", p.Source.Volume,
-					p.Last.Snapshot, target.Name, sync.BytesShipped, receivers, sync.BytesChanged, p.Last.Duration)})
-			w.syncs = append(w.syncs, sync)
-		}
+		to := func(p core.Pairing) string { return w.Site(string(p.Target)).Name }
+		changed := func(p core.Pairing, sync *reports.Sync) { w.measureChange(s, p, sync) }
+		w.timeline = append(w.timeline, w.syncs.Record(s.Name, pairings, to, changed)...)
 	}
 }
 
@@ -231,7 +216,7 @@ func (w *World) Violations() []reports.Violation { return slices.Clone(w.violati
 func (w *World) Timeline() []reports.Event { return slices.Clone(w.timeline) }
 
 // Syncs are the shipments completed so far.
-func (w *World) Syncs() []reports.Sync { return slices.Clone(w.syncs) }
+func (w *World) Syncs() []reports.Sync { return w.syncs.Syncs() }
 
 func sortedRefs[V any](m map[chain.Ref]V) []chain.Ref {
 	refs := make([]chain.Ref, 0, len(m))

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/baton-dr/baton/bed"
 	"github.com/baton-dr/baton/bed/apps"
 	"github.com/baton-dr/baton/bed/ramen"
 	"github.com/baton-dr/baton/reports"
@@ -85,8 +86,7 @@ type World struct {
 	timeline   []reports.Event
 	violations []reports.Violation
 	reported   map[string]bool // chain problems already reported
-	synced     map[string]bool // shipments already on the timeline
-	syncs      []reports.Sync
+	syncs      bed.SyncLog
 	shippedAt  map[chain.Ref]time.Time // when the last recorded shipment's snapshot was taken
 	// apiFaults are the endpoints whose APIs fail calls (FailAPI).
 	apiFaults map[string]*apiFault
@@ -114,7 +114,7 @@ func New(options Options) (*World, error) {
 	kernel.Logf("variation", "replication interval %s, sites' link %s one way at %d B/s",
 		options.ReplicationInterval, options.SiteLink.Latency, options.SiteLink.BandwidthBytesPerSecond)
 	w := &World{options: options, Sim: kernel, variation: variation, checker: chain.NewChecker(),
-		writes: map[string]int{}, reported: map[string]bool{}, synced: map[string]bool{},
+		writes: map[string]int{}, reported: map[string]bool{},
 		shippedAt: map[chain.Ref]time.Time{}, apiFaults: map[string]*apiFault{}}
 	w.Net = network.New(w.Sim, network.LinkOptions{Latency: 200 * time.Microsecond})
 	w.ramen = &ramen.Driver{Sites: SiteNames, Reaches: w.hubReaches, Until: w.RunUntil, Limit: actionLimit,

@@ -3,7 +3,7 @@
 # builds baton's image (baton-image.sh), deploys baton into each site
 # (batonctl realbed deploy), runs the claim round trip in both at once
 # (proof.sh), proves A->B replication, prints what is up and how to reach
-# it, runs REALBED_SCENARIOS on it (wordpress/failover gitea/relocate by
+# it, builds (cached) the application images, runs REALBED_SCENARIOS on it (wordpress/failover gitea/relocate by
 # default; empty runs none) into REALBED_OUT, and ends with the one line of
 # what the bed still lacks (`batonctl realbed lacking`, read off the host
 # and the clusters). Each step is logged with its time and the time since
@@ -56,6 +56,11 @@ echo "  kubectl:      $run/kubectl"
 status=0
 if [ -n "${REALBED_SCENARIOS:-}" ]; then
 	out=${REALBED_OUT:-out/realbed}
+	# The applications run as themselves: their images (built once, cached;
+	# the bed loads them into a site's node when it first runs them there).
+	if [ "${BATON_REALBED_MODELS:-}" != 1 ]; then
+		step "application images" bash "$realbed_dir/apps/images.sh"
+	fi
 	t=$SECONDS
 	# shellcheck disable=SC2086 # the list is words
 	"$ctl" scenario run $REALBED_SCENARIOS --bed real --out "$repo_root/$out" || status=1

@@ -175,6 +175,9 @@ func runThenClose(sc scenarios.Scenario, b closingBed, options scenarios.Options
 	}()
 	ran := time.Now()
 	result := sc.Run(b, options)
+	if measured, ok := b.(interface{ Syncs() []reports.Sync }); ok {
+		result.Syncs = measured.Syncs() // the beds that measure their shipments
+	}
 	fmt.Fprintf(w, "%s: ran in %s\n", sc.Name, time.Since(ran).Round(time.Millisecond))
 	if err := b.Close(); err != nil {
 		result.Verdict = reports.Failed
@@ -222,6 +225,13 @@ func runReal(sc scenarios.Scenario, options real.Options, chaos bool, w io.Write
 	in, err := real.NewInfra(paths, options.Log)
 	if err != nil {
 		return errored(err)
+	}
+	// The applications run as themselves (WordPress, Gitea) unless told to
+	// run the block-device workload models instead.
+	if os.Getenv("BATON_REALBED_MODELS") != "1" {
+		if options.AppImages, err = real.ReadAppImages(paths.AppImages()); err != nil {
+			return errored(fmt.Errorf("%w (or BATON_REALBED_MODELS=1 runs the workload models on raw devices instead)", err))
+		}
 	}
 	started := time.Now()
 	b, err := real.New(in, options)
