@@ -171,7 +171,8 @@ func (l bedLoops) All() []loopDevice { return slices.Concat(l.Maps, l.Volumes, l
 // head file there is matched against the loop devices' -- and the loop
 // devices attached over any of those (kubelet's maps), by the identity of
 // the device node they are backed by. unanswered are devices that could
-// not be asked (see listLoops).
+// not be asked (see listLoops). A pool that cannot be looked into is found
+// all the same, with an error naming it.
 func bedDevices(ctx context.Context, scratch string, sites []string) (found bedLoops, unanswered []string, err error) {
 	all, unanswered, err := listLoops(ctx)
 	if err != nil {
@@ -182,10 +183,15 @@ func bedDevices(ctx context.Context, scratch string, sites []string) (found bedL
 			found.Pools = append(found.Pools, d)
 		}
 	}
+	var errs []error
 	for _, pool := range found.Pools {
 		heads, err := volumeHeads(ctx, scratch, pool)
 		if err != nil {
-			return found, unanswered, fmt.Errorf("looking into pool %s: %w", pool, err)
+			// Still the bed's pool, to release: only its volumes are not
+			// known (an earlier run's pool, its file deleted, that btrfs
+			// cannot mount: "can't read superblock").
+			errs = append(errs, fmt.Errorf("looking into pool %s: %w", pool, err))
+			continue
 		}
 		for _, d := range all {
 			if heads[fileID{d.Dev, d.Inode}] {
@@ -194,7 +200,7 @@ func bedDevices(ctx context.Context, scratch string, sites []string) (found bedL
 		}
 	}
 	found.Maps = mapsOver(all, slices.Concat(found.Volumes, found.Pools))
-	return found, unanswered, nil
+	return found, unanswered, errors.Join(errs...)
 }
 
 // mapsOver finds the loop devices attached over any of devices, and over
