@@ -573,12 +573,13 @@ func TestBadValuesAreRefusedClearly(t *testing.T) {
 	v.CrossSite.Host = ""
 	v.StorageCluster.DRBDPorts.Min = 8000
 	v.StorageCluster.DRBDMinors.Max = 1 << 21
+	v.StorageCluster.ThinOvercommitPercent = 50
 	_, err := chart.Render(context.Background(), v, chart.Release{})
 	if !errors.Is(err, chart.ErrInvalidValues) {
 		t.Fatalf("bad values: %v", err)
 	}
 	for _, want := range []string{"at least 2 storage.nodes", "site.name", "peers[0]", "crossSite.host",
-		"storageCluster.drbdPorts 8000-7999", "storageCluster.drbdMinors 1000-2097152"} {
+		"storageCluster.drbdPorts 8000-7999", "storageCluster.drbdMinors 1000-2097152", "storageCluster.thinOvercommitPercent 50"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("the refusal does not name %q: %v", want, err)
 		}
@@ -659,5 +660,24 @@ func TestTheNotesNameTheEndpoint(t *testing.T) {
 	notes := render(t, btrfsValues(t)).Notes
 	if !strings.Contains(notes, "https://172.18.0.3:30443") || !strings.Contains(notes, "baton-site-a (btrfs)") {
 		t.Errorf("notes %q", notes)
+	}
+}
+
+// TestTheOvercommitRatioReachesTheStorageCluster: a chart value the
+// operator reads from the StorageCluster's pool; unset, the CRD's default.
+func TestTheOvercommitRatioReachesTheStorageCluster(t *testing.T) {
+	for _, percent := range []int{0, 800} {
+		v := btrfsValues(t)
+		v.StorageCluster.ThinOvercommitPercent = percent
+		var cluster struct {
+			Spec struct {
+				Pool map[string]any `json:"pool"`
+			} `json:"spec"`
+		}
+		find(t, render(t, v).Objects, "StorageCluster", "baton-site-a", &cluster)
+		got, set := cluster.Spec.Pool["thinOvercommitPercent"]
+		if percent == 0 && set || percent != 0 && got != float64(percent) {
+			t.Errorf("thinOvercommitPercent %d renders pool %v", percent, cluster.Spec.Pool)
+		}
 	}
 }

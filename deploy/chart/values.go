@@ -101,6 +101,10 @@ type StorageCluster struct {
 	PoolName            string `json:"poolName"`
 	PlaceCount          int    `json:"placeCount"`
 	ReplicationInterval string `json:"replicationInterval"`
+	// ThinOvercommitPercent bounds what a thin pool promises: provisioned
+	// bytes up to the pool's size times this over 100 (docs/capacity.md).
+	// 0 leaves it to the StorageCluster's default, 400.
+	ThinOvercommitPercent int `json:"thinOvercommitPercent"`
 	// DRBDPorts and DRBDMinors are the ranges the site's operator allocates
 	// DRBD ports and minors from (zfs-drbd mode; btrfs runs no DRBD and its
 	// StorageCluster leaves them to the API server's defaults). Minors are
@@ -318,6 +322,9 @@ func (v Values) storageProblems() []string {
 		problems = append(problems, v.StorageCluster.drbdRangeProblems()...)
 	default:
 		problems = append(problems, fmt.Sprintf("storage.mode %q: want %s or %s", v.Storage.Mode, ModeBtrfs, ModeZFSDRBD))
+	}
+	if p := v.StorageCluster.ThinOvercommitPercent; p != 0 && (p < 100 || p > 10000) {
+		problems = append(problems, fmt.Sprintf("storageCluster.thinOvercommitPercent %d: want 0 (the default, 400) or 100 to 10000", p))
 	}
 	if !strings.HasPrefix(v.Storage.HostDir, "/") {
 		problems = append(problems, fmt.Sprintf("storage.hostDir %q is not an absolute path", v.Storage.HostDir))
