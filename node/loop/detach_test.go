@@ -94,3 +94,58 @@ func attached(t *testing.T, l Losetup, device, file string) bool {
 	}
 	return slices.ContainsFunc(devices, func(d Device) bool { return d.Name == device && d.BackFile == file })
 }
+
+// TestAnAttachNeverInheritsAFence: a loop device detached while fenced
+// (BLKROSET) keeps the flag, and the next file attached to it got a device
+// whose every write failed with EPERM (csi-sanity's mkfs.xfs, after a bed's
+// fenced volumes were detached).
+func TestAnAttachNeverInheritsAFence(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("attaches loop devices: run as root")
+	}
+	l := Losetup{Cmder: exec.Local{}}
+	file := filepath.Join(t.TempDir(), "fenced.img")
+	if err := os.WriteFile(file, make([]byte, 1<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	out, err := exec.Output(l.Cmder.Command(ctx, "losetup", "--find"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	device := strings.TrimSpace(string(out))
+	if err := l.Cmder.Command(ctx, "losetup", device, file).Run(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = l.Cmder.Command(ctx, "losetup", "--detach", device).Run() })
+	f, err := os.OpenFile(device, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := SetReadOnly(f, true); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := l.Detach(ctx, device); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Output(l.Cmder.Command(ctx, "blockdev", "--getro", device)); err != nil || strings.TrimSpace(string(out)) != "1" {
+		t.Skipf("this kernel cleared %s's read-only flag at the detach (%q, %v): nothing to inherit", device, out, err)
+	}
+	again, err := l.Attach(ctx, file, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again != device {
+		_ = l.Cmder.Command(ctx, "losetup", "--detach", again).Run()
+		t.Skipf("losetup handed out %s, not the fenced %s (another attach took it)", again, device)
+	}
+	f, err = os.OpenFile(again, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteAt(make([]byte, 4096), 0); err != nil {
+		t.Fatalf("writing to %s after a fenced detach: %v", again, err)
+	}
+}

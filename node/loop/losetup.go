@@ -40,7 +40,18 @@ func (l Losetup) Attach(ctx context.Context, file string, directIO bool) (string
 	if err != nil {
 		return "", err
 	}
-	return ParseShow(out)
+	device, err := ParseShow(out)
+	if err != nil {
+		return "", err
+	}
+	// The block device's read-only flag (BLKROSET, a fence) outlives the
+	// attachment it was set on: a loop device detached while fenced hands
+	// the next file attached to it a device every write to fails with EPERM.
+	if err := l.Cmder.Command(ctx, "blockdev", "--setrw", device).Run(); err != nil {
+		return "", errors.Join(fmt.Errorf("clearing %s's read-only flag after attaching %s: %w", device, file, err),
+			l.Cmder.Command(ctx, "losetup", "--detach", device).Run())
+	}
+	return device, nil
 }
 
 // detachWait bounds how long Detach waits for the kernel to let a device go.

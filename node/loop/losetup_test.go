@@ -66,6 +66,7 @@ func TestParseShow(t *testing.T) {
 func TestAttachAsksForDirectIOAndReturnsTheDevice(t *testing.T) {
 	f := &exectest.FakeCmder{Replies: map[string]exectest.Reply{
 		"losetup --find --show --direct-io=on /p/data": {Stdout: "/dev/loop4\n"},
+		"blockdev --setrw /dev/loop4":                  {},
 		"losetup --find --show /p/missing": {ExitCode: 1,
 			Stderr: "losetup: /p/missing: failed to set up loop device: No such file or directory\n"},
 	}}
