@@ -3,7 +3,6 @@ package csi_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	goruntime "runtime"
 	"strings"
@@ -20,7 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
-	"github.com/baton-dr/baton/bed/controlplane"
+	"github.com/baton-dr/baton/bed/controlplane/controlplanetest"
 	sitecontroller "github.com/baton-dr/baton/controllers/site"
 	"github.com/baton-dr/baton/csi"
 	"github.com/baton-dr/baton/storage/chain"
@@ -106,42 +105,25 @@ func operatorSite(w *world, c client.Client, id chain.ClusterID, peers storageap
 
 // The control plane the operator's records live in, shared by the package's
 // tests and stopped by TestMain.
-var server struct {
-	cp  *controlplane.ControlPlane
-	c   client.Client
-	err error
-}
+var server = controlplanetest.Shared{CRDs: func() ([]string, error) {
+	_, file, _, _ := goruntime.Caller(0)
+	return []string{filepath.Join(filepath.Dir(file), "..", "deploy", "crds")}, nil
+}}
 
 func apiServer(t *testing.T) client.Client {
 	t.Helper()
-	if server.cp == nil && server.err == nil {
-		_, file, _, _ := goruntime.Caller(0)
-		crds := filepath.Join(filepath.Dir(file), "..", "deploy", "crds")
-		server.cp, server.err = controlplane.Start(controlplane.Options{CRDDirectories: []string{crds}})
-		if server.err == nil {
-			scheme := runtime.NewScheme()
-			server.err = clientgoscheme.AddToScheme(scheme)
-			if server.err == nil {
-				server.err = v1.AddToScheme(scheme)
-			}
-			if server.err == nil {
-				server.c, server.err = client.New(server.cp.Config, client.Options{Scheme: scheme})
-			}
-		}
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
 	}
-	if server.err != nil {
-		t.Fatalf("control plane: %v", server.err)
+	if err := v1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
 	}
-	return server.c
+	c, err := client.New(server.Config(t), client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatalf("control plane client: %v", err)
+	}
+	return c
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if server.cp != nil {
-		if err := server.cp.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "stopping the control plane: %v\n", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { server.Main(m) }
