@@ -73,11 +73,13 @@ func ReleaseDevices(ctx context.Context, scratch string, sites []string, log fun
 }
 
 // clearDevice asks the kernel to detach the device (what losetup --detach
-// does). A device already gone, or being run down, answers ENXIO: it is
-// going, which is what was asked.
+// does), its read-only flag cleared first: a fence (BLKROSET) outlives the
+// attachment, and the next file attached to the device would find every
+// write refused. A device already gone, or being run down, answers ENXIO:
+// it is going, which is what was asked.
 func clearDevice(device string) error {
 	err := withOpen(device, unix.O_RDONLY, func(fd int) error {
-		return unix.IoctlSetInt(fd, unix.LOOP_CLR_FD, 0)
+		return errors.Join(unix.IoctlSetPointerInt(fd, unix.BLKROSET, 0), unix.IoctlSetInt(fd, unix.LOOP_CLR_FD, 0))
 	})
 	if errors.Is(err, unix.ENXIO) || errors.Is(err, os.ErrNotExist) {
 		return nil
