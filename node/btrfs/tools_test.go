@@ -52,6 +52,7 @@ func adoptionReplies(dir, fsType string) map[string]exectest.Reply {
 		"losetup --list --json --output NAME,BACK-FILE,DIO,RO":                            {},
 		"losetup --find --show " + filepath.Join(dir, "pool.img"):                         {Stdout: "/dev/loop9\n"},
 		"losetup --detach /dev/loop9":                                                     {},
+		"blockdev --setrw /dev/loop9":                                                     {},
 		"mount -t btrfs -o noatime /dev/loop9 " + filepath.Join(dir, "mnt"):               {},
 		"mkfs.btrfs -q -L baton /dev/loop9":                                               {},
 		"btrfs subvolume list":                                                            {},
