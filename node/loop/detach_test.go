@@ -115,9 +115,18 @@ func TestAnAttachNeverInheritsAFence(t *testing.T) {
 	}
 	device := strings.TrimSpace(string(out))
 	if err := l.Cmder.Command(ctx, "losetup", device, file).Run(); err != nil {
-		t.Fatal(err)
+		t.Skipf("%s was taken before this test could attach to it: %v", device, err)
 	}
-	t.Cleanup(func() { _ = l.Cmder.Command(ctx, "losetup", "--detach", device).Run() })
+	// Detach only what this test holds at the end: once it let go of the
+	// device, another package's test may have it.
+	held := device
+	t.Cleanup(func() {
+		if held != "" {
+			_ = l.Cmder.Command(ctx, "losetup", "--detach", held).Run()
+		}
+		// Never leave the fence for the device's next user (a skip can).
+		_ = l.Cmder.Command(ctx, "blockdev", "--setrw", device).Run()
+	})
 	f, err := os.OpenFile(device, os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -129,6 +138,7 @@ func TestAnAttachNeverInheritsAFence(t *testing.T) {
 	if err := l.Detach(ctx, device); err != nil {
 		t.Fatal(err)
 	}
+	held = ""
 	if out, err := exec.Output(l.Cmder.Command(ctx, "blockdev", "--getro", device)); err != nil || strings.TrimSpace(string(out)) != "1" {
 		t.Skipf("this kernel cleared %s's read-only flag at the detach (%q, %v): nothing to inherit", device, out, err)
 	}
@@ -136,8 +146,8 @@ func TestAnAttachNeverInheritsAFence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	held = again
 	if again != device {
-		_ = l.Cmder.Command(ctx, "losetup", "--detach", again).Run()
 		t.Skipf("losetup handed out %s, not the fenced %s (another attach took it)", again, device)
 	}
 	f, err = os.OpenFile(again, os.O_WRONLY, 0)
