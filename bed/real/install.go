@@ -18,6 +18,7 @@ import (
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
 	"github.com/baton-dr/baton/deploy/chart"
+	"github.com/baton-dr/baton/internal/poll"
 )
 
 // hostDir is where a site's node mounts its host directory (see kindConfig):
@@ -126,7 +127,7 @@ func (in *Infra) install(ctx context.Context, c Cluster, image string, values ch
 		// secret once, at their start, and the operator rewrites it only once
 		// the chart's pods run -- restart them after it did, or the agent
 		// asks whichever site has the old address now for its spec.
-		if err := until(ctx, installLimit, func() (bool, string) {
+		if err := poll.Until(ctx, installLimit, func() (bool, string) {
 			have := in.localEndpoint(ctx, c)
 			return have == endpoint, fmt.Sprintf("the CSI secret names the site at %q, not %s yet", have, endpoint)
 		}); err != nil {
@@ -191,7 +192,7 @@ func (in *Infra) siteReady(ctx context.Context, c Cluster) error {
 	if err != nil {
 		return err
 	}
-	return until(ctx, installLimit, func() (bool, string) {
+	return poll.Until(ctx, installLimit, func() (bool, string) {
 		var clusters v1.StorageClusterList
 		if err := objects.List(ctx, &clusters, client.InNamespace("baton-system")); err != nil {
 			return false, err.Error()
@@ -244,7 +245,7 @@ func (in *Infra) Deploy(ctx context.Context, image string) error {
 		if err != nil {
 			return err
 		}
-		if err := until(ctx, installLimit, func() (bool, string) {
+		if err := poll.Until(ctx, installLimit, func() (bool, string) {
 			peers[c.Name], err = chart.LocalPeer(ctx, t, values)
 			return err == nil, fmt.Sprint(err)
 		}); err != nil {
@@ -271,7 +272,7 @@ func (in *Infra) Deploy(ctx context.Context, image string) error {
 			if err != nil {
 				return "", err
 			}
-			if err := until(ctx, installLimit, func() (bool, string) {
+			if err := poll.Until(ctx, installLimit, func() (bool, string) {
 				doc, err := in.csiSecret(ctx, c)
 				if err != nil {
 					return false, err.Error()

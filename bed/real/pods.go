@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/baton-dr/baton/internal/poll"
 	"github.com/baton-dr/baton/workload"
 )
 
@@ -70,7 +71,7 @@ func (b *Bed) claim(ctx context.Context, s *site, v *appVolume) (pv, handle stri
 	if _, err := s.client.CoreV1().PersistentVolumeClaims(b.namespace()).Create(ctx, claim, metav1.CreateOptions{}); err != nil {
 		return "", "", fmt.Errorf("%s: claim %s: %w", s.Name, name, err)
 	}
-	err = until(ctx, claimLimit, func() (bool, string) {
+	err = poll.Until(ctx, claimLimit, func() (bool, string) {
 		got, err := s.client.CoreV1().PersistentVolumeClaims(b.namespace()).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, err.Error()
@@ -146,7 +147,7 @@ func (b *Bed) startPod(ctx context.Context, s *site, a *app) (string, error) {
 		return "", fmt.Errorf("%s: start %s's pod: %w", s.Name, a.spec.Name, err)
 	}
 	var uid string
-	err = until(ctx, b.options.ActionLimit, func() (bool, string) {
+	err = poll.Until(ctx, b.options.ActionLimit, func() (bool, string) {
 		got, err := s.client.CoreV1().Pods(b.namespace()).Get(ctx, a.spec.Name, metav1.GetOptions{})
 		if err != nil {
 			return false, err.Error()
@@ -213,7 +214,7 @@ func (b *Bed) deletePod(ctx context.Context, s *site, name string) error {
 	if err != nil {
 		return fmt.Errorf("%s: delete %s's pod: %w", s.Name, name, err)
 	}
-	return until(ctx, b.options.ActionLimit, func() (bool, string) {
+	return poll.Until(ctx, b.options.ActionLimit, func() (bool, string) {
 		_, err := s.client.CoreV1().Pods(b.namespace()).Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return true, ""

@@ -20,6 +20,7 @@ import (
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
 	"github.com/baton-dr/baton/bed/ramen"
 	sitecontroller "github.com/baton-dr/baton/controllers/site"
+	"github.com/baton-dr/baton/internal/poll"
 	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storage/core"
 )
@@ -50,7 +51,7 @@ func (in *Infra) ProveReplication(ctx context.Context) (string, error) {
 	addons := ramen.GRPC{C: replication.NewControllerClient(conn)}
 	vr := &ramen.VR{Handle: handle, Site: from.Site}
 	vr.Want(ramen.Primary, false)
-	if err := until(ctx, proofLimit, func() (bool, string) {
+	if err := poll.Until(ctx, proofLimit, func() (bool, string) {
 		vr.Reconcile(ctx, addons)
 		return vr.Info.GetLastSyncTime() != nil, vr.LastError
 	}); err != nil {
@@ -66,7 +67,7 @@ func (in *Infra) ProveReplication(ctx context.Context) (string, error) {
 	}
 	var received []core.SnapshotInfo
 	var node string
-	if err := until(ctx, proofLimit, func() (bool, string) {
+	if err := poll.Until(ctx, proofLimit, func() (bool, string) {
 		replicas, err := store.Replicas()
 		if err != nil {
 			return false, err.Error()
@@ -88,7 +89,7 @@ func (in *Infra) ProveReplication(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("%s: the snapshots of %s: %w", to.Name, handle, err)
 	}
 	vr.Want(ramen.Deleted, false)
-	if err := until(ctx, proofLimit, func() (bool, string) {
+	if err := poll.Until(ctx, proofLimit, func() (bool, string) {
 		vr.Reconcile(ctx, addons)
 		return vr.Disabled, vr.LastError
 	}); err != nil {
@@ -120,7 +121,7 @@ func (in *Infra) proofClaim(ctx context.Context, c Cluster) (string, error) {
 		return "", err
 	}
 	var handle string
-	err = until(ctx, proofLimit, func() (bool, string) {
+	err = poll.Until(ctx, proofLimit, func() (bool, string) {
 		got, err := client.CoreV1().PersistentVolumeClaims(proofNamespace).Get(ctx, "replicated", metav1.GetOptions{})
 		if err != nil {
 			return false, err.Error()
@@ -179,22 +180,4 @@ func (in *Infra) objects(c Cluster) (client.Client, error) {
 		}
 	}
 	return client.New(config, client.Options{Scheme: scheme})
-}
-
-// until polls check every second until it holds or limit passes; the
-// error then carries check's last word.
-func until(ctx context.Context, limit time.Duration, check func() (bool, string)) error {
-	ctx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-	for {
-		ok, last := check()
-		if ok {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("not within %s: %s", limit, last)
-		case <-time.After(time.Second):
-		}
-	}
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/baton-dr/baton/bed"
 	"github.com/baton-dr/baton/bed/real/webapps"
+	"github.com/baton-dr/baton/internal/poll"
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/workload"
 )
@@ -213,7 +214,7 @@ func (b *Bed) undeployWeb(ctx context.Context, w *webApp, s *site) error {
 		}
 	}
 	selector := "app.kubernetes.io/instance=" + w.name
-	return until(ctx, b.options.ActionLimit, func() (bool, string) {
+	return poll.Until(ctx, b.options.ActionLimit, func() (bool, string) {
 		pods, err := s.client.CoreV1().Pods(b.namespace()).List(ctx, metav1.ListOptions{LabelSelector: selector})
 		if err != nil {
 			return false, err.Error()

@@ -13,6 +13,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/baton-dr/baton/internal/poll"
 )
 
 // clusterNameLabel is the label OCM's registration agent puts on its CSRs.
@@ -43,7 +45,7 @@ func Accept(ctx context.Context, hub Cluster, name string) (string, error) {
 		return "", err
 	}
 	cluster := &clusterv1.ManagedCluster{}
-	if err := until(ctx, acceptLimit, func() (bool, string) {
+	if err := poll.Until(ctx, acceptLimit, func() (bool, string) {
 		if err := c.Get(ctx, client.ObjectKey{Name: name}, cluster); err != nil {
 			return false, "the ManagedCluster: " + err.Error() + " (its registration agent has not reached the hub)"
 		}
@@ -52,7 +54,7 @@ func Accept(ctx context.Context, hub Cluster, name string) (string, error) {
 		return "", err
 	}
 	var approved []string
-	if err := until(ctx, acceptLimit, func() (bool, string) {
+	if err := poll.Until(ctx, acceptLimit, func() (bool, string) {
 		names, err := approveCSRs(ctx, clientset, name)
 		approved = append(approved, names...)
 		if err != nil {
@@ -118,7 +120,7 @@ func decided(csr *certificatesv1.CertificateSigningRequest, t certificatesv1.Req
 func waitJoined(ctx context.Context, hub client.Client, name string) (string, error) {
 	want := []string{clusterv1.ManagedClusterConditionHubAccepted, clusterv1.ManagedClusterConditionJoined,
 		clusterv1.ManagedClusterConditionAvailable}
-	err := until(ctx, acceptLimit, func() (bool, string) {
+	err := poll.Until(ctx, acceptLimit, func() (bool, string) {
 		cluster := &clusterv1.ManagedCluster{}
 		if err := hub.Get(ctx, client.ObjectKey{Name: name}, cluster); err != nil {
 			return false, err.Error()

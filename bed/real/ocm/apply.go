@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/baton-dr/baton/controllers/hub"
+	"github.com/baton-dr/baton/internal/poll"
 )
 
 // FieldManager owns what this package applies (server-side apply).
@@ -80,7 +81,7 @@ func applyCRDs(ctx context.Context, c client.Client, crds []*unstructured.Unstru
 		return err
 	}
 	for _, crd := range crds {
-		err := until(ctx, time.Minute, func() (bool, string) {
+		err := poll.Until(ctx, time.Minute, func() (bool, string) {
 			var got apiextensionsv1.CustomResourceDefinition
 			if err := c.Get(ctx, client.ObjectKey{Name: crd.GetName()}, &got); err != nil {
 				return false, err.Error()
@@ -112,24 +113,6 @@ func namespaces(names ...string) []*unstructured.Unstructured {
 	return out
 }
 
-// until polls check every second until it holds, within limit; the error
-// says what check last saw.
-func until(ctx context.Context, limit time.Duration, check func() (bool, string)) error {
-	ctx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-	for {
-		ok, last := check()
-		if ok {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("not within %s: %s", limit, last)
-		case <-time.After(time.Second):
-		}
-	}
-}
-
 // availableLimit bounds the wait for a Deployment of this package.
 const availableLimit = 4 * time.Minute
 
@@ -137,7 +120,7 @@ const availableLimit = 4 * time.Minute
 // the error names what its pods wait for (an image not loaded, a secret
 // missing, a crash).
 func waitAvailable(ctx context.Context, c client.Client, namespace, name string) error {
-	return until(ctx, availableLimit, func() (bool, string) {
+	return poll.Until(ctx, availableLimit, func() (bool, string) {
 		var d appsv1.Deployment
 		if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, &d); err != nil {
 			return false, err.Error()

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
+	"github.com/baton-dr/baton/internal/poll"
 )
 
 // RequestNamespace is where the bed puts its StorageSiteDeployments on the
@@ -153,7 +154,7 @@ func (d *Deployment) observe(request *v1.StorageSiteDeployment) {
 // every few seconds, should a watch be slow to come back.
 func (d *Deployment) Until(ctx context.Context, phase v1.StorageSiteDeploymentPhase, limit time.Duration) error {
 	read := time.Now()
-	err := until(ctx, limit, func() (bool, string) {
+	err := poll.Until(ctx, limit, func() (bool, string) {
 		if time.Since(read) > 5*time.Second {
 			read = time.Now()
 			request := &v1.StorageSiteDeployment{}

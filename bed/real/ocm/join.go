@@ -15,6 +15,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/baton-dr/baton/internal/poll"
 )
 
 // Site is a cluster to join to the hub.
@@ -172,7 +174,7 @@ const hubKubeconfigLimit = 2 * time.Minute
 // waitHubKubeconfig waits until the registration agent has written the
 // site's own hub kubeconfig and certificate.
 func waitHubKubeconfig(ctx context.Context, site client.Client) error {
-	return until(ctx, hubKubeconfigLimit, func() (bool, string) {
+	return poll.Until(ctx, hubKubeconfigLimit, func() (bool, string) {
 		var secret corev1.Secret
 		if err := site.Get(ctx, client.ObjectKey{Namespace: AgentNamespace, Name: HubKubeconfigSecret}, &secret); err != nil {
 			return false, err.Error()
