@@ -1,0 +1,169 @@
+package real
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestReleaseFindsACrashedBedsVolumesWhenItsPoolNoLongerMounts crashes a
+// bed the way issue 16's earlier bed was left: a pool (btrfs on a loop
+// device) with two volumes in subvolumes attached as loop devices, one of
+// them fenced read-only, and a loop device over the other's (kubelet's
+// block map); the pool lazily unmounted (umount -l) in a namespace that
+// then dies, so the btrfs lives on in the kernel with no mount anywhere,
+// held only by the volumes' open files. Then a second attachment of the
+// pool's image -- what node/btrfs makes when it no longer recognises its
+// image's loop device by path -- overwrites the image under the live
+// file system (here with zeros past the superblock; a second btrfs
+// instance's writes do the same), so a fresh mount of the image says
+// "can't read superblock", and the image is deleted. ReleaseDevices must
+// detach all five devices and leave no read-only flag behind.
+//
+// On main before livebtrfs.go it failed: the read-only mount of the pool
+// reached the live file system, but walking its volumes directory read
+// metadata the kernel had dropped from the overwritten image ("looking
+// into pool ...: readdirent volumes: input/output error"), so the volumes
+// were not found, and then neither could the pools go ("still attached
+// after teardown: ... held by no process or device").
+func TestReleaseFindsACrashedBedsVolumesWhenItsPoolNoLongerMounts(t *testing.T) {
+	needLoopAndBtrfs(t)
+	id := make([]byte, 4)
+	if _, err := rand.Read(id); err != nil {
+		t.Fatal(err)
+	}
+	site := "baton-test-" + hex.EncodeToString(id)
+	dir := t.TempDir()
+	poolDir := filepath.Join(dir, site, "pool")
+	mnt := filepath.Join(poolDir, "mnt")
+	if err := os.MkdirAll(mnt, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	image := filepath.Join(poolDir, "pool.img")
+	run(t, "truncate", "-s", "256M", image)
+	run(t, "mkfs.btrfs", "-q", image)
+	// The filler makes the pool's file tree more than its root node, which
+	// btrfs keeps in memory: its leaves are read from the image again once
+	// the page cache lets them go.
+	script := `set -e
+pool=$(losetup --find --show "$1")
+mount "$pool" "$2"
+mkdir -p "$2/volumes/vol-1" "$2/volumes/vol-2" "$2/filler"
+seq 1 800 | sed "s|^|$2/filler/f|" | xargs touch
+for v in vol-1 vol-2; do
+	btrfs -q subvolume create "$2/volumes/$v/head"
+	truncate -s 32M "$2/volumes/$v/head/data"
+done
+vol1=$(losetup --find --show "$2/volumes/vol-1/head/data")
+vol2=$(losetup --find --show "$2/volumes/vol-2/head/data")
+blockdev --setro "$vol2"
+mapper=$(losetup --find --show "$vol1")
+sync
+umount -l "$2"
+echo "$pool $vol1 $vol2 $mapper"`
+	devices := strings.Fields(run(t, "unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", image, mnt))
+	if len(devices) != 4 {
+		t.Fatalf("the script attached %v", devices)
+	}
+	second := run(t, "losetup", "--find", "--show", image)
+	run(t, "blockdev", "--setrw", second) // a fence an earlier user left on the device
+	devices = append(devices, second)
+	backings := backingOf(t, devices)
+	t.Cleanup(func() { detachIfStill(devices, backings) })
+	pool, vol1, vol2, kubeletMap := devices[0], devices[1], devices[2], devices[3]
+
+	run(t, "dd", "if=/dev/zero", "of="+second, "bs=1M", "seek=1", "count=255", "conv=fsync", "status=none")
+	if err := os.WriteFile("/proc/sys/vm/drop_caches", []byte("1"), 0); err != nil {
+		t.Fatal(err)
+	}
+	fresh := filepath.Join(dir, "fresh")
+	if err := os.Mkdir(fresh, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("mount", "-o", "ro", second, fresh).CombinedOutput(); err == nil {
+		exec.Command("umount", fresh).Run()
+		t.Fatalf("a fresh mount of the overwritten image %s worked: not the crashed bed's state", second)
+	} else if !strings.Contains(string(out), "can't read superblock") {
+		t.Fatalf("a fresh mount of the overwritten image %s: %s; want the crashed bed's \"can't read superblock\"", second, out)
+	}
+	if err := os.Remove(image); err != nil {
+		t.Fatal(err)
+	}
+	if got := backingOf(t, []string{pool})[0]; !strings.HasSuffix(got, poolSuffix(site)+" (deleted)") {
+		t.Fatalf("sysfs shows %s as %q: not the form teardown meets", pool, got)
+	}
+	if fsid, err := liveBtrfsHolding(rdevOf(t, pool)); err != nil || fsid == "" {
+		t.Fatalf("no live btrfs holds %s (%v): not the crashed bed's state", pool, err)
+	}
+	if readOnly(t, vol2) != "1" {
+		t.Fatalf("%s is not read-only after blockdev --setro", vol2)
+	}
+
+	var detached []string
+	err := ReleaseDevices(context.Background(), dir, []string{site}, func(format string, args ...any) {
+		t.Logf(format, args...)
+		if strings.HasPrefix(format, "detached") {
+			detached = append(detached, args[0].(loopDevice).Name)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i, j := slices.Index(detached, kubeletMap), slices.Index(detached, vol1); i < 0 || j < 0 || i > j {
+		t.Errorf("detached %v: want kubelet's map %s before the volume %s it holds", detached, kubeletMap, vol1)
+	}
+	for i, b := range backingOf(t, devices) {
+		if b != "" {
+			t.Errorf("%s still attached to %q", devices[i], b)
+		}
+	}
+	for _, d := range devices {
+		if ro := readOnly(t, d); ro != "0" {
+			t.Errorf("%s left read-only (%s)", d, ro)
+		}
+	}
+	if out := run(t, "losetup", "--list", "--noheadings", "--output", "NAME,BACK-FILE"); strings.Contains(out, site) {
+		t.Errorf("losetup still lists the bed's devices:\n%s", out)
+	}
+}
+
+// detachIfStill detaches each device still attached to the backing file
+// it had (a name since freed may be another user's device by now), its
+// read-only flag cleared first: the flag outlives the attachment.
+func detachIfStill(devices, backings []string) {
+	for i := len(devices) - 1; i >= 0; i-- {
+		data, err := os.ReadFile(filepath.Join("/sys/block", filepath.Base(devices[i]), "loop", "backing_file"))
+		if err == nil && strings.TrimSuffix(strings.TrimSpace(string(data)), " (deleted)") ==
+			strings.TrimSuffix(backings[i], " (deleted)") {
+			exec.Command("blockdev", "--setrw", devices[i]).Run()
+			exec.Command("losetup", "--detach", devices[i]).Run()
+		}
+	}
+}
+
+func rdevOf(t *testing.T, device string) uint64 {
+	t.Helper()
+	var st unix.Stat_t
+	if err := unix.Stat(device, &st); err != nil {
+		t.Fatal(err)
+	}
+	return st.Rdev
+}
+
+// readOnly reads the device's read-only flag from sysfs.
+func readOnly(t *testing.T, device string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("/sys/block", filepath.Base(device), "ro"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(data))
+}
