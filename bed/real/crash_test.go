@@ -28,12 +28,13 @@ import (
 // "can't read superblock", and the image is deleted. ReleaseDevices must
 // detach all five devices and leave no read-only flag behind.
 //
-// On main before livebtrfs.go it failed: the read-only mount of the pool
-// reached the live file system, but walking its volumes directory read
-// metadata the kernel had dropped from the overwritten image ("looking
-// into pool ...: readdirent volumes: input/output error"), so the volumes
-// were not found, and then neither could the pools go ("still attached
-// after teardown: ... held by no process or device").
+// On main (c22b3ce) it failed as the 19:18 realbed-down did: "mount -o
+// ro" of the pool's own device and of the second attachment both said
+// "can't read superblock" (the live file system's mount searched its root
+// tree for the default subvolume, whose leaf the kernel read again from
+// the overwritten image), so the volumes were not found, and after 2 min
+// "not released within 2m0s: <pool> ... [held by no process or device:
+// a file system on it, or files open there]".
 func TestReleaseFindsACrashedBedsVolumesWhenItsPoolNoLongerMounts(t *testing.T) {
 	needLoopAndBtrfs(t)
 	id := make([]byte, 4)
@@ -50,14 +51,16 @@ func TestReleaseFindsACrashedBedsVolumesWhenItsPoolNoLongerMounts(t *testing.T) 
 	image := filepath.Join(poolDir, "pool.img")
 	run(t, "truncate", "-s", "256M", image)
 	run(t, "mkfs.btrfs", "-q", image)
-	// The filler makes the pool's file tree more than its root node, which
-	// btrfs keeps in memory: its leaves are read from the image again once
-	// the page cache lets them go.
+	// The filler makes the pool's file tree, and its root tree (a root item
+	// per subvolume), more than their root nodes, which btrfs keeps in
+	// memory: their leaves are read from the image again once the page
+	// cache lets them go.
 	script := `set -e
 pool=$(losetup --find --show "$1")
 mount "$pool" "$2"
 mkdir -p "$2/volumes/vol-1" "$2/volumes/vol-2" "$2/filler"
 seq 1 800 | sed "s|^|$2/filler/f|" | xargs touch
+for i in $(seq 1 48); do btrfs -q subvolume create "$2/filler/s$i"; done
 for v in vol-1 vol-2; do
 	btrfs -q subvolume create "$2/volumes/$v/head"
 	truncate -s 32M "$2/volumes/$v/head/data"
