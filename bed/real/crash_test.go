@@ -2,8 +2,6 @@ package real
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,20 +35,8 @@ import (
 // a file system on it, or files open there]".
 func TestReleaseFindsACrashedBedsVolumesWhenItsPoolNoLongerMounts(t *testing.T) {
 	needLoopAndBtrfs(t)
-	id := make([]byte, 4)
-	if _, err := rand.Read(id); err != nil {
-		t.Fatal(err)
-	}
-	site := "baton-test-" + hex.EncodeToString(id)
-	dir := t.TempDir()
-	poolDir := filepath.Join(dir, site, "pool")
-	mnt := filepath.Join(poolDir, "mnt")
-	if err := os.MkdirAll(mnt, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	image := filepath.Join(poolDir, "pool.img")
-	run(t, "truncate", "-s", "256M", image)
-	run(t, "mkfs.btrfs", "-q", image)
+	site, dir, image := newSitePool(t)
+	mnt := filepath.Join(filepath.Dir(image), "mnt")
 	// The filler makes the pool's file tree, and its root tree (a root item
 	// per subvolume), more than their root nodes, which btrfs keeps in
 	// memory: their leaves are read from the image again once the page
