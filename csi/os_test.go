@@ -3,6 +3,7 @@ package csi_test
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -38,9 +39,22 @@ func newLoopDevices(t testing.TB) *loopDevices {
 			t.Fatalf("%s is missing (apt-get install util-linux e2fsprogs xfsprogs): %v", tool, err)
 		}
 	}
+	// A run killed before its cleanup (SIGKILL of go test) leaves its
+	// devices attached: the next run releases them (staleloops_test.go).
+	released, err := releaseStaleLoops(os.TempDir())
+	if len(released) > 0 {
+		t.Logf("released loop devices a dead test run left: %s", strings.Join(released, ", "))
+	}
+	if err != nil {
+		t.Logf("releasing loop devices of dead test runs: %v", err)
+	}
 	dir, err := os.MkdirTemp("", "csi-loops")
 	if err != nil {
 		t.Fatal(err)
+	}
+	owner, err := claimDir(dir)
+	if err != nil {
+		t.Fatal(errors.Join(err, os.RemoveAll(dir)))
 	}
 	d := &loopDevices{dir: dir, loops: map[string]string{}}
 	t.Cleanup(func() {
@@ -52,6 +66,7 @@ func newLoopDevices(t testing.TB) *loopDevices {
 			}
 		}
 		_ = os.RemoveAll(dir)
+		owner.Close()
 	})
 	return d
 }

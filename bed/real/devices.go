@@ -163,12 +163,10 @@ type bedLoops struct {
 func (l bedLoops) All() []loopDevice { return slices.Concat(l.Maps, l.Volumes, l.Pools) }
 
 // bedDevices finds every loop device the bed's sites attached: the
-// sites' pools by their image's path; each pool's volumes by identity --
-// their backing files live in the pool's btrfs, whose mounts died with
-// the pods that made them, so sysfs shows them as "/volumes/<v>/head/data"
-// like any btrfs-backed loop device; the pool is mounted read-only beside
-// them for the time of the look, and the (device, inode) of every volume's
-// head file there is matched against the loop devices' -- and the loop
+// sites' pools by their image's path; each pool's volumes by identity
+// (see livebtrfs.go: the live btrfs holding the pool is mounted read-only
+// beside them for the time of the look, and a loop device is a volume
+// when its backing file's (device, inode) is found there); and the loop
 // devices attached over any of those (kubelet's maps), by the identity of
 // the device node they are backed by. unanswered are devices that could
 // not be asked (see listLoops). A pool that cannot be looked into is found
@@ -184,19 +182,21 @@ func bedDevices(ctx context.Context, scratch string, sites []string) (found bedL
 		}
 	}
 	var errs []error
+	volumes := map[string]bool{}
 	for _, pool := range found.Pools {
-		heads, err := volumeHeads(ctx, scratch, pool)
+		in, err := poolVolumes(ctx, scratch, pool, all)
 		if err != nil {
-			// Still the bed's pool, to release: only its volumes are not
-			// known (an earlier run's pool, its file deleted, that btrfs
-			// cannot mount: "can't read superblock").
+			// Still the bed's pool, to release: only (some of) its
+			// volumes are not known.
 			errs = append(errs, fmt.Errorf("looking into pool %s: %w", pool, err))
-			continue
 		}
-		for _, d := range all {
-			if heads[fileID{d.Dev, d.Inode}] {
-				found.Volumes = append(found.Volumes, d)
-			}
+		for _, d := range in {
+			volumes[d.Name] = true
+		}
+	}
+	for _, d := range all {
+		if volumes[d.Name] {
+			found.Volumes = append(found.Volumes, d)
 		}
 	}
 	found.Maps = mapsOver(all, slices.Concat(found.Volumes, found.Pools))
@@ -231,27 +231,53 @@ func mapsOver(all, devices []loopDevice) []loopDevice {
 // maxVolumes bounds the walk of one pool's volumes directory.
 const maxVolumes = 4096
 
-// volumeHeads mounts the pool read-only in scratch and returns the
-// identities of its volumes' head files (the btrfs layout of node/btrfs:
-// volumes/<dataset>/head/data). A pool that is not btrfs, or holds no
-// volumes directory, has none.
-func volumeHeads(ctx context.Context, scratch string, pool loopDevice) (heads map[fileID]bool, err error) {
+// poolVolumes finds the loop devices among all backed by files in the
+// pool's btrfs. A pool no live btrfs holds has none, and is not mounted
+// (livebtrfs.go says why); one that a live btrfs holds is mounted
+// read-only by that device in scratch, each device looked up along its
+// backing path there, and the volumes directory of node/btrfs's layout
+// (volumes/<dataset>/head/data) walked too, for a device whose path does
+// not lead there. Devices found by either way are returned even when the
+// other failed.
+func poolVolumes(ctx context.Context, scratch string, pool loopDevice, all []loopDevice) (found []loopDevice, err error) {
+	fsid, err := liveBtrfsHolding(pool.Rdev)
+	if err != nil || fsid == "" {
+		return nil, err
+	}
 	dir, err := os.MkdirTemp(scratch, "pool-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.Remove(dir)
-	if out, err := exec.CommandContext(ctx, "mount", "-t", "btrfs", "-o", "ro", pool.Name, dir).CombinedOutput(); err != nil {
-		if strings.Contains(string(out), "wrong fs type") {
-			return nil, nil // never formatted: no volumes
-		}
-		return nil, fmt.Errorf("mount -o ro %s: %w: %s", pool.Name, err, strings.TrimSpace(string(out)))
+	if out, err := exec.CommandContext(ctx, "mount", "-t", "btrfs", "-o", "ro,subvolid=5", pool.Name, dir).CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("mount -o ro %s, held by live btrfs %s: %w: %s", pool.Name, fsid, err, strings.TrimSpace(string(out)))
 	}
 	defer func() {
 		if out, umountErr := exec.Command("umount", dir).CombinedOutput(); umountErr != nil {
 			err = errors.Join(err, fmt.Errorf("umount %s: %w: %s", dir, umountErr, strings.TrimSpace(string(out))))
 		}
 	}()
+	root, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(root)
+	found = volumesByPath(root, all)
+	heads, err := volumeHeads(root, dir)
+	for _, d := range all {
+		if heads[fileID{d.Dev, d.Inode}] && !slices.ContainsFunc(found, func(f loopDevice) bool { return f.Name == d.Name }) {
+			found = append(found, d)
+		}
+	}
+	if err != nil {
+		err = fmt.Errorf("walking the volumes of live btrfs %s: %w", fsid, err)
+	}
+	return found, err
+}
+
+// volumeHeads returns the identities of the head files of the volumes in
+// the pool mounted at dir, opened as root.
+func volumeHeads(root int, dir string) (map[fileID]bool, error) {
 	entries, err := os.ReadDir(filepath.Join(dir, "volumes"))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -262,11 +288,10 @@ func volumeHeads(ctx context.Context, scratch string, pool loopDevice) (heads ma
 	if len(entries) > maxVolumes {
 		return nil, fmt.Errorf("%d volumes, more than the %d a bed makes", len(entries), maxVolumes)
 	}
-	heads = map[fileID]bool{}
+	heads := map[fileID]bool{}
 	for _, e := range entries {
-		var st unix.Stat_t
-		if err := unix.Stat(filepath.Join(dir, "volumes", e.Name(), "head", "data"), &st); err == nil {
-			heads[fileID{st.Dev, st.Ino}] = true
+		if id, ok := fileBeneath(root, filepath.Join("volumes", e.Name(), "head", "data")); ok {
+			heads[id] = true
 		}
 	}
 	return heads, nil

@@ -53,19 +53,8 @@ func run(t *testing.T, name string, args ...string) string {
 // failed, the in-flight `losetup --list` killed by that wait's deadline.
 func TestReleaseFindsAVolumeLeftByAUsersClaimAfterItsNamespaceDied(t *testing.T) {
 	needLoopAndBtrfs(t)
-	id := make([]byte, 4)
-	if _, err := rand.Read(id); err != nil {
-		t.Fatal(err)
-	}
-	site := "baton-test-" + hex.EncodeToString(id)
-	dir := t.TempDir()
-	poolDir := filepath.Join(dir, site, "pool")
-	if err := os.MkdirAll(filepath.Join(poolDir, "mnt"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	image := filepath.Join(poolDir, "pool.img")
-	run(t, "truncate", "-s", "256M", image)
-	run(t, "mkfs.btrfs", "-q", image)
+	site, dir, image := newSitePool(t)
+	poolDir := filepath.Dir(image)
 	// In a private mount namespace that ends with the script: the pool
 	// attached and mounted, a volume's head subvolume and file, the
 	// volume attached, formatted and mounted as a user's claim would be.
@@ -118,6 +107,28 @@ echo "$pool $volume $mapper"`
 		strings.Contains(out, "/volumes/vol-1/head/data") && strings.Contains(out, devices[1]+" ") {
 		t.Errorf("losetup still lists the bed's devices:\n%s", out)
 	}
+}
+
+// newSitePool lays out a site of the test's own under a temp dir as the
+// bed does -- <dir>/<site>/pool/pool.img, a 256 MiB btrfs, and an empty
+// mnt beside it -- and returns the three. The site's name is random, never
+// the real bed's: teardown is pointed at it alone.
+func newSitePool(t *testing.T) (site, dir, image string) {
+	t.Helper()
+	id := make([]byte, 4)
+	if _, err := rand.Read(id); err != nil {
+		t.Fatal(err)
+	}
+	site = "baton-test-" + hex.EncodeToString(id)
+	dir = t.TempDir()
+	poolDir := filepath.Join(dir, site, "pool")
+	if err := os.MkdirAll(filepath.Join(poolDir, "mnt"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	image = filepath.Join(poolDir, "pool.img")
+	run(t, "truncate", "-s", "256M", image)
+	run(t, "mkfs.btrfs", "-q", image)
+	return site, dir, image
 }
 
 // backingOf reads each device's backing file from sysfs; "" if detached.

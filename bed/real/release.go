@@ -133,7 +133,8 @@ func describe(devices []loopDevice) string {
 
 // heldBy says what keeps the device from going, as far as the host shows:
 // loop devices attached over it, processes holding it open, block devices
-// stacked on it; none of these is a file system on it or files open there.
+// stacked on it, a live btrfs on it (/sys/fs/btrfs); none of these is
+// another file system on it, or files open there.
 func heldBy(d loopDevice) string {
 	var holders []string
 	if all, _, err := listLoops(context.Background()); err == nil {
@@ -146,6 +147,9 @@ func heldBy(d loopDevice) string {
 		for _, e := range entries {
 			holders = append(holders, "block device "+e.Name())
 		}
+	}
+	if fsid, err := liveBtrfsHolding(d.Rdev); err == nil && fsid != "" {
+		holders = append(holders, "btrfs "+fsid+" (mounted or not: files open in it keep it)")
 	}
 	if len(holders) == 0 {
 		return " [held by no process or device: a file system on it, or files open there]"

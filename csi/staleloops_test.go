@@ -1,0 +1,205 @@
+package csi_test
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// ownerLock is the file in a loop-devices directory (csi-loops*) that its
+// test process holds locked (flock) from before its first device until
+// after the directory is gone. The kernel drops a flock when the last
+// descriptor of it closes, which a process's end does however it ends --
+// SIGKILL of `go test` included -- so a directory whose lock another
+// process can take belongs to no running test: the devices attached over
+// its files are a dead run's, and nobody else's.
+const ownerLock = "owner.lock"
+
+// claimDir makes this process the owner of dir: the lock file is made
+// under another name, locked, and only then renamed into place, so a sweep
+// never finds it unlocked. The returned file holds the lock; closing it
+// gives the directory up.
+func claimDir(dir string) (*os.File, error) {
+	f, err := os.CreateTemp(dir, ownerLock+".*")
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		return nil, errors.Join(fmt.Errorf("flock %s: %w", f.Name(), err), f.Close())
+	}
+	if err := os.Rename(f.Name(), filepath.Join(dir, ownerLock)); err != nil {
+		return nil, errors.Join(err, f.Close())
+	}
+	return f, nil
+}
+
+// releaseStaleLoops releases what earlier test runs that died left under
+// base/csi-loops*: for each directory whose owner lock it can take (its
+// owner is gone), every loop device backed by one of the directory's files
+// -- known by the (device, inode) the loop driver reports against the
+// file's, not by a path -- is unmounted wherever this namespace has it
+// mounted, its read-only flag cleared and detached, and the directory is
+// removed once none is left. A directory without a lock (made before
+// locks, or being made) or whose lock is held is not touched. released
+// names the devices released; the error, what could not be.
+func releaseStaleLoops(base string) (released []string, err error) {
+	dirs, err := filepath.Glob(filepath.Join(base, "csi-loops*"))
+	if err != nil {
+		return nil, err
+	}
+	var errs []error
+	for _, dir := range dirs {
+		got, err := releaseStaleDir(dir)
+		released = append(released, got...)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", dir, err))
+		}
+	}
+	return released, errors.Join(errs...)
+}
+
+func releaseStaleDir(dir string) (released []string, err error) {
+	lock, err := os.Open(filepath.Join(dir, ownerLock))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Close()
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); errors.Is(err, unix.EWOULDBLOCK) {
+		return nil, nil // its owner runs
+	} else if err != nil {
+		return nil, err
+	}
+	files, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	images := map[[2]uint64]bool{}
+	for _, f := range files {
+		var st unix.Stat_t
+		if f.Type().IsRegular() && unix.Lstat(filepath.Join(dir, f.Name()), &st) == nil {
+			images[[2]uint64{st.Dev, st.Ino}] = true
+		}
+	}
+	loops, err := loopsBacking(images)
+	if err != nil {
+		return nil, err
+	}
+	var errs []error
+	for _, loop := range loops {
+		if err := releaseLoop(loop); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		released = append(released, loop)
+	}
+	left, err := loopsBacking(images)
+	if err == nil && len(left) > 0 {
+		err = fmt.Errorf("still attached: %s (the directory is kept for the next run)", strings.Join(left, ", "))
+	}
+	if err != nil {
+		return released, errors.Join(append(errs, err)...)
+	}
+	return released, errors.Join(append(errs, os.RemoveAll(dir))...)
+}
+
+// loopsBacking lists the attached loop devices whose backing file is one
+// of files, by (device, inode).
+func loopsBacking(files map[[2]uint64]bool) ([]string, error) {
+	backings, err := filepath.Glob("/sys/block/loop*/loop/backing_file")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, b := range backings {
+		device := "/dev/" + filepath.Base(filepath.Dir(filepath.Dir(b)))
+		fd, err := unix.Open(device, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			continue // detached meanwhile
+		}
+		info, err := unix.IoctlLoopGetStatus64(fd)
+		unix.Close(fd)
+		if err == nil && files[[2]uint64{info.Device, info.Inode}] {
+			out = append(out, device)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// releaseLoop unmounts every mount of the device in this mount namespace,
+// the innermost first, and detaches it, its read-only flag cleared first
+// (a fence outlives the attachment). With no opener left the kernel
+// detaches it at this close.
+func releaseLoop(device string) error {
+	var st unix.Stat_t
+	if err := unix.Stat(device, &st); err != nil {
+		return err
+	}
+	targets, err := mountsOf(st.Rdev)
+	if err != nil {
+		return err
+	}
+	for i := len(targets) - 1; i >= 0; i-- {
+		if err := unix.Unmount(targets[i], 0); err != nil {
+			return fmt.Errorf("umount %s (%s): %w", targets[i], device, err)
+		}
+	}
+	fd, err := unix.Open(device, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	if err := unix.IoctlSetPointerInt(fd, unix.BLKROSET, 0); err != nil {
+		return fmt.Errorf("BLKROSET %s: %w", device, err)
+	}
+	if err := unix.IoctlSetInt(fd, unix.LOOP_CLR_FD, 0); err != nil {
+		return fmt.Errorf("LOOP_CLR_FD %s: %w", device, err)
+	}
+	return nil
+}
+
+// mountsOf lists, in mountinfo's order, the mount points of this mount
+// namespace whose file system is on the block device rdev.
+func mountsOf(rdev uint64) ([]string, error) {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	want := fmt.Sprintf("%d:%d", unix.Major(rdev), unix.Minor(rdev))
+	var out []string
+	scanner := bufio.NewScanner(f)
+	for scanner.Scan() {
+		fields := strings.Fields(scanner.Text())
+		if len(fields) > 4 && fields[2] == want {
+			out = append(out, unescapeMountinfo(fields[4]))
+		}
+	}
+	return out, scanner.Err()
+}
+
+// unescapeMountinfo undoes mountinfo's octal escapes (\040 for a space).
+func unescapeMountinfo(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
