@@ -40,12 +40,16 @@ func (p *Pool) mountPool(ctx context.Context, sizeBytes uint64) (string, error) 
 // adoptMount takes a filesystem a previous run left mounted, if it is this
 // pool's: btrfs on the loop device of this pool's image.
 func (p *Pool) adoptMount(ctx context.Context, m mounted) (string, error) {
+	image, err := os.Stat(p.layout.image())
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
 	devices, err := p.losetup.List(ctx)
 	if err != nil {
 		return "", err
 	}
 	for _, d := range devices {
-		if d.Name == m.source && d.BackFile == p.layout.image() && m.fsType == "btrfs" {
+		if d.Name == m.source && image != nil && d.Backs(image) && m.fsType == "btrfs" {
 			return m.source, nil
 		}
 	}
@@ -79,14 +83,24 @@ func createImage(image string, sizeBytes uint64) error {
 }
 
 // attachImage reuses the loop device the image is attached to, if any, or
-// attaches it; attachedHere says which.
+// attaches it; attachedHere says which. The attachment is recognised by the
+// file's identity, not by the path losetup shows: a device attached from
+// another mount namespace (the agent's previous container) shows the image
+// under another name, and attaching the image a second time would give the
+// kernel two devices holding one btrfs -- from Linux 6.7 it mounts the second
+// as a separate read-write instance (temp-fsid), and two instances writing
+// one image corrupt it.
 func (p *Pool) attachImage(ctx context.Context) (device string, attachedHere bool, err error) {
+	image, err := os.Stat(p.layout.image())
+	if err != nil {
+		return "", false, err
+	}
 	devices, err := p.losetup.List(ctx)
 	if err != nil {
 		return "", false, err
 	}
 	for _, d := range devices {
-		if d.BackFile == p.layout.image() {
+		if d.Backs(image) {
 			return d.Name, false, nil
 		}
 	}

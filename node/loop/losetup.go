@@ -5,9 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/baton-dr/baton/node/exec"
 )
@@ -19,8 +24,21 @@ const Tool = "losetup"
 type Device struct {
 	Name     string // "/dev/loop3"
 	BackFile string // the backing file's path now (sysfs follows renames)
-	DirectIO bool
-	ReadOnly bool
+	// BackDevice and BackInode are the backing file's identity (stat's
+	// st_dev and st_ino). The path is only how this mount namespace names
+	// the file: once the namespace that attached it is gone, the kernel
+	// names it relative to a mount that no longer exists, and the same file
+	// looks like another one.
+	BackDevice uint64
+	BackInode  uint64
+	DirectIO   bool
+	ReadOnly   bool
+}
+
+// Backs reports whether file is this device's backing file, by identity.
+func (d Device) Backs(file os.FileInfo) bool {
+	st, ok := file.Sys().(*syscall.Stat_t)
+	return ok && d.BackInode != 0 && d.BackInode == st.Ino && d.BackDevice == uint64(st.Dev)
 }
 
 // Losetup runs util-linux's losetup.
@@ -121,7 +139,7 @@ func (l Losetup) Refresh(ctx context.Context, device string) error {
 
 // List lists every attached loop device, sorted as losetup sorts them.
 func (l Losetup) List(ctx context.Context) ([]Device, error) {
-	out, err := exec.Output(l.Cmder.Command(ctx, "losetup", "--list", "--json", "--output", "NAME,BACK-FILE,DIO,RO"))
+	out, err := exec.Output(l.Cmder.Command(ctx, "losetup", "--list", "--json", "--output", "NAME,BACK-FILE,BACK-INO,BACK-MAJ:MIN,DIO,RO"))
 	if err != nil {
 		return nil, err
 	}
@@ -142,12 +160,16 @@ type listOutput struct {
 	LoopDevices []struct {
 		Name     string `json:"name"`
 		BackFile string `json:"back-file"`
-		DIO      bool   `json:"dio"`
-		RO       bool   `json:"ro"`
+		BackIno  uint64 `json:"back-ino"`
+		// losetup pads the number pair with spaces: "     254:0  ".
+		BackMajMin string `json:"back-maj:min"`
+		DIO        bool   `json:"dio"`
+		RO         bool   `json:"ro"`
 	} `json:"loopdevices"`
 }
 
-// ParseList reads `losetup --list --json --output NAME,BACK-FILE,DIO,RO`.
+// ParseList reads `losetup --list --json --output
+// NAME,BACK-FILE,BACK-INO,BACK-MAJ:MIN,DIO,RO`.
 func ParseList(out []byte) ([]Device, error) {
 	if len(strings.TrimSpace(string(out))) == 0 {
 		return nil, nil
@@ -161,7 +183,28 @@ func ParseList(out []byte) ([]Device, error) {
 		if !strings.HasPrefix(d.Name, "/dev/") {
 			return nil, fmt.Errorf("parsing losetup --list --json: device name %q", d.Name)
 		}
-		devices = append(devices, Device{Name: d.Name, BackFile: d.BackFile, DirectIO: d.DIO, ReadOnly: d.RO})
+		backDevice, err := parseMajMin(d.BackMajMin)
+		if err != nil {
+			return nil, fmt.Errorf("parsing losetup --list --json: device %s: %w", d.Name, err)
+		}
+		devices = append(devices, Device{Name: d.Name, BackFile: d.BackFile, BackDevice: backDevice, BackInode: d.BackIno,
+			DirectIO: d.DIO, ReadOnly: d.RO})
 	}
 	return devices, nil
+}
+
+// parseMajMin reads losetup's "major:minor" of a backing file's device into
+// the dev_t stat reports; empty (an older losetup, or none shown) is zero.
+func parseMajMin(field string) (uint64, error) {
+	field = strings.TrimSpace(field)
+	if field == "" {
+		return 0, nil
+	}
+	major, minor, ok := strings.Cut(field, ":")
+	ma, errMajor := strconv.ParseUint(major, 10, 32)
+	mi, errMinor := strconv.ParseUint(minor, 10, 32)
+	if !ok || errMajor != nil || errMinor != nil {
+		return 0, fmt.Errorf("back-maj:min %q is not major:minor", field)
+	}
+	return unix.Mkdev(uint32(ma), uint32(mi)), nil
 }

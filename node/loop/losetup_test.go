@@ -10,18 +10,23 @@ import (
 	"github.com/baton-dr/baton/node/exec/exectest"
 )
 
-// listOutput is what `losetup --list --json --output NAME,BACK-FILE,DIO,RO`
-// printed on this machine (util-linux 2.38.1).
+// realList is what `losetup --list --json --output
+// NAME,BACK-FILE,BACK-INO,BACK-MAJ:MIN,DIO,RO` printed on this machine
+// (util-linux 2.38.1), padding of the number pairs included.
 const realList = `{
    "loopdevices": [
       {
          "name": "/dev/loop1",
          "back-file": "/tmp/bx/p2.img",
+         "back-ino": 9977964,
+         "back-maj:min": "     254:0  ",
          "dio": false,
          "ro": false
       },{
          "name": "/dev/loop2",
          "back-file": "/tmp/bx/mnt/volumes/v w/head/data",
+         "back-ino": 257,
+         "back-maj:min": "       0:773",
          "dio": true,
          "ro": true
       }
@@ -37,9 +42,15 @@ func TestParseList(t *testing.T) {
 		wantErr bool
 	}{
 		{"real", realList, []Device{
-			{Name: "/dev/loop1", BackFile: "/tmp/bx/p2.img"},
-			{Name: "/dev/loop2", BackFile: "/tmp/bx/mnt/volumes/v w/head/data", DirectIO: true, ReadOnly: true},
+			// stat gives 254:0 as st_dev 65024, and 0:773 as 3145733 (glibc's
+			// encoding puts minor bits above 8 at bit 20).
+			{Name: "/dev/loop1", BackFile: "/tmp/bx/p2.img", BackDevice: 65024, BackInode: 9977964},
+			{Name: "/dev/loop2", BackFile: "/tmp/bx/mnt/volumes/v w/head/data", BackDevice: 3145733, BackInode: 257,
+				DirectIO: true, ReadOnly: true},
 		}, false},
+		{"an older losetup without the identity columns", `{"loopdevices":[{"name":"/dev/loop0","back-file":"/x"}]}`,
+			[]Device{{Name: "/dev/loop0", BackFile: "/x"}}, false},
+		{"a device number that is none", `{"loopdevices":[{"name":"/dev/loop0","back-file":"/x","back-maj:min":"254"}]}`, nil, true},
 		{"no devices: losetup prints nothing", "", nil, false},
 		{"not json", "/dev/loop0: []: (/x)", nil, true},
 		{"a name that is no device", `{"loopdevices":[{"name":"loop0","back-file":"/x"}]}`, nil, true},
@@ -110,9 +121,9 @@ func FuzzParseShow(f *testing.F) {
 func TestDetachOfADeviceNoLongerAttached(t *testing.T) {
 	enxio := exectest.Reply{ExitCode: 1, Stderr: "losetup: /dev/loop2: detach failed: No such device or address\n"}
 	f := &exectest.FakeCmder{Replies: map[string]exectest.Reply{
-		"losetup --list --json --output NAME,BACK-FILE,DIO,RO": {},
-		"losetup --detach /dev/loop2":                          enxio,
-		"losetup --detach /dev/loop3":                          {ExitCode: 1, Stderr: "losetup: /dev/loop3: detach failed: Permission denied\n"},
+		"losetup --list --json --output NAME,BACK-FILE,BACK-INO,BACK-MAJ:MIN,DIO,RO": {},
+		"losetup --detach /dev/loop2": enxio,
+		"losetup --detach /dev/loop3": {ExitCode: 1, Stderr: "losetup: /dev/loop3: detach failed: Permission denied\n"},
 	}}
 	l := Losetup{Cmder: f}
 	if err := l.Detach(context.Background(), "/dev/loop2"); err != nil {
