@@ -3,7 +3,6 @@ package site_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	goruntime "runtime"
 	"strings"
@@ -20,14 +19,19 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
-	"github.com/baton-dr/baton/bed/controlplane"
+	"github.com/baton-dr/baton/bed/controlplane/controlplanetest"
 )
 
-// The envtest suite shares one kube-apiserver and etcd across the package's
-// tests; every test works in its own namespace.
-var server struct {
+// The envtest suite shares one kube-apiserver and etcd, with deploy/crds
+// installed, across the package's tests; every test works in its own
+// namespace. TestMain stops it.
+var server = controlplanetest.Shared{CRDs: func() ([]string, error) {
+	return []string{filepath.Join(repositoryRoot(), "deploy", "crds")}, nil
+}}
+
+// serverClient is the one client of the shared control plane.
+var serverClient struct {
 	once sync.Once
-	cp   *controlplane.ControlPlane
 	c    client.Client
 	err  error
 }
@@ -47,38 +51,21 @@ func newScheme(t testing.TB) *runtime.Scheme {
 	return scheme
 }
 
-// apiServer returns a client of the shared control plane with deploy/crds
-// installed. Skipped under -short.
+// apiServer returns a client of the shared control plane. Skipped under
+// -short.
 func apiServer(t *testing.T) client.Client {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("starts a real kube-apiserver and etcd; skipped under -short")
-	}
-	server.once.Do(func() {
-		server.cp, server.err = controlplane.Start(controlplane.Options{
-			CRDDirectories: []string{filepath.Join(repositoryRoot(), "deploy", "crds")},
-		})
-		if server.err != nil {
-			return
-		}
-		server.c, server.err = client.New(server.cp.Config, client.Options{Scheme: newScheme(t)})
+	config := server.Config(t)
+	serverClient.once.Do(func() {
+		serverClient.c, serverClient.err = client.New(config, client.Options{Scheme: newScheme(t)})
 	})
-	if server.err != nil {
-		t.Fatalf("control plane: %v", server.err)
+	if serverClient.err != nil {
+		t.Fatalf("control plane client: %v", serverClient.err)
 	}
-	return server.c
+	return serverClient.c
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if server.cp != nil {
-		if err := server.cp.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "stopping the control plane: %v\n", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { server.Main(m) }
 
 // statusKinds are the kinds whose status is a subresource, for the fake client.
 func statusKinds() []client.Object {

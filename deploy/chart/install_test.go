@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"math/big"
 	"net"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -31,52 +30,34 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
-	"github.com/baton-dr/baton/bed/controlplane"
+	"github.com/baton-dr/baton/bed/controlplane/controlplanetest"
 	site "github.com/baton-dr/baton/controllers/site"
 	"github.com/baton-dr/baton/deploy/chart"
 	"github.com/baton-dr/baton/storageapi"
 )
 
-var server struct {
-	cp *controlplane.ControlPlane
-}
+// The package's install tests share one real kube-apiserver; the chart's
+// CRDs are not preinstalled: installing them is what is tested.
+var server = controlplanetest.Shared{CRDs: func() ([]string, error) { return nil, nil }}
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if server.cp != nil {
-		if err := server.cp.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "stopping the control plane: %v\n", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { server.Main(m) }
 
-// apiServer starts one real kube-apiserver for the package's install tests;
-// the chart's CRDs are not preinstalled: installing them is what is tested.
+// apiServer returns an admin config of the shared control plane and a client
+// that knows CRDs. Skipped under -short.
 func apiServer(t *testing.T) (*rest.Config, client.Client) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("starts a real kube-apiserver and etcd; skipped under -short")
-	}
-	if server.cp == nil {
-		cp, err := controlplane.Start(controlplane.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		server.cp = cp
-	}
+	config := server.Config(t)
 	scheme := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme} {
 		if err := add(scheme); err != nil {
 			t.Fatal(err)
 		}
 	}
-	c, err := client.New(server.cp.Config, client.Options{Scheme: scheme})
+	c, err := client.New(config, client.Options{Scheme: scheme})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return server.cp.Config, c
+	return config, c
 }
 
 // withTLS has the chart make the certificate secrets: a CA, the storage
