@@ -2,15 +2,8 @@ package chart_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
 	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
-	"math/big"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +26,7 @@ import (
 	"github.com/baton-dr/baton/bed/controlplane/controlplanetest"
 	site "github.com/baton-dr/baton/controllers/site"
 	"github.com/baton-dr/baton/deploy/chart"
+	"github.com/baton-dr/baton/internal/pki"
 	"github.com/baton-dr/baton/storageapi"
 )
 
@@ -65,50 +59,27 @@ func apiServer(t *testing.T) (*rest.Config, client.Client) {
 // certificate naming the node.
 func withTLS(t *testing.T, v chart.Values) chart.Values {
 	t.Helper()
-	caKey, ca, caPEM := certificate(t, nil, nil, "baton-test-ca", nil, nil)
-	_, _, apiPEM := certificate(t, ca, caKey, "baton-controller", []string{"baton-controller.baton-system.svc"}, []string{v.CrossSite.Host})
-	_, _, streamPEM := certificate(t, ca, caKey, "baton-node", nil, []string{v.Storage.Nodes[0].Address})
-	v.TLS.Create, v.TLS.CA = true, caPEM[0]
-	v.TLS.StorageAPICert, v.TLS.StorageAPIKey = apiPEM[0], apiPEM[1]
-	v.TLS.StreamCert, v.TLS.StreamKey = streamPEM[0], streamPEM[1]
+	ca, err := pki.NewCA("baton-test-ca", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	issue := func(name string, dns []string, ip string) *pki.Leaf {
+		ips, err := pki.IPs(ip)
+		if err != nil {
+			t.Fatal(err)
+		}
+		leaf, err := ca.Issue(name, pki.Names{DNS: dns, IPs: ips})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return leaf
+	}
+	api := issue("baton-controller", []string{"baton-controller.baton-system.svc"}, v.CrossSite.Host)
+	stream := issue("baton-node", nil, v.Storage.Nodes[0].Address)
+	v.TLS.Create, v.TLS.CA = true, string(ca.CertPEM)
+	v.TLS.StorageAPICert, v.TLS.StorageAPIKey = string(api.CertPEM), string(api.KeyPEM)
+	v.TLS.StreamCert, v.TLS.StreamKey = string(stream.CertPEM), string(stream.KeyPEM)
 	return v
-}
-
-// certificate makes a key and a certificate signed by parent (self-signed
-// when parent is nil); it returns the PEMs of the certificate and the key.
-func certificate(t *testing.T, parent *x509.Certificate, parentKey *ecdsa.PrivateKey, name string, dns, ips []string) (*ecdsa.PrivateKey, *x509.Certificate, [2]string) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	template := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), DNSNames: dns,
-		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
-	for _, ip := range ips {
-		template.IPAddresses = append(template.IPAddresses, net.ParseIP(ip))
-	}
-	signer := key
-	if parent == nil {
-		template.IsCA, template.BasicConstraintsValid = true, true
-		parent = template
-	} else {
-		signer = parentKey
-	}
-	der, err := x509.CreateCertificate(rand.Reader, template, parent, &key.PublicKey, signer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return key, cert, [2]string{string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})),
-		string(pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}))}
 }
 
 func testContext(t *testing.T) context.Context {
