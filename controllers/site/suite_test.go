@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	goruntime "runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,7 +13,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
@@ -25,15 +23,11 @@ import (
 // The envtest suite shares one kube-apiserver and etcd, with deploy/crds
 // installed, across the package's tests; every test works in its own
 // namespace. TestMain stops it.
-var server = controlplanetest.Shared{CRDs: func() ([]string, error) {
-	return []string{filepath.Join(repositoryRoot(), "deploy", "crds")}, nil
-}}
-
-// serverClient is the one client of the shared control plane.
-var serverClient struct {
-	once sync.Once
-	c    client.Client
-	err  error
+var server = controlplanetest.Shared{
+	CRDs: func() ([]string, error) {
+		return []string{filepath.Join(repositoryRoot(), "deploy", "crds")}, nil
+	},
+	Kinds: []func(*runtime.Scheme) error{v1.AddToScheme},
 }
 
 func repositoryRoot() string {
@@ -41,29 +35,11 @@ func repositoryRoot() string {
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
-func newScheme(t testing.TB) *runtime.Scheme {
-	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, v1.AddToScheme} {
-		if err := add(scheme); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return scheme
-}
+func newScheme(t testing.TB) *runtime.Scheme { return controlplanetest.Scheme(t, server.Kinds...) }
 
 // apiServer returns a client of the shared control plane. Skipped under
 // -short.
-func apiServer(t *testing.T) client.Client {
-	t.Helper()
-	config := server.Config(t)
-	serverClient.once.Do(func() {
-		serverClient.c, serverClient.err = client.New(config, client.Options{Scheme: newScheme(t)})
-	})
-	if serverClient.err != nil {
-		t.Fatalf("control plane client: %v", serverClient.err)
-	}
-	return serverClient.c
-}
+func apiServer(t *testing.T) client.Client { return server.Client(t) }
 
 func TestMain(m *testing.M) { server.Main(m) }
 
