@@ -32,26 +32,18 @@ import (
 
 // The package's install tests share one real kube-apiserver; the chart's
 // CRDs are not preinstalled: installing them is what is tested.
-var server = controlplanetest.Shared{CRDs: func() ([]string, error) { return nil, nil }}
+var server = controlplanetest.Shared{
+	CRDs:  func() ([]string, error) { return nil, nil },
+	Kinds: []func(*runtime.Scheme) error{apiextensionsv1.AddToScheme},
+}
 
 func TestMain(m *testing.M) { server.Main(m) }
 
-// apiServer returns an admin config of the shared control plane and a client
-// that knows CRDs. Skipped under -short.
+// apiServer returns an admin config of the shared control plane and its
+// client, which knows CRDs. Skipped under -short.
 func apiServer(t *testing.T) (*rest.Config, client.Client) {
 	t.Helper()
-	config := server.Config(t)
-	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme} {
-		if err := add(scheme); err != nil {
-			t.Fatal(err)
-		}
-	}
-	c, err := client.New(config, client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return config, c
+	return server.Config(t), server.Client(t)
 }
 
 // withTLS has the chart make the certificate secrets: a CA, the storage
