@@ -81,7 +81,7 @@ func TestTheOperatorRunsOnARealAPIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cp.Stop() })
-	scheme, err := newScheme()
+	scheme, err := command.NewScheme(v1.AddToScheme)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,11 +7,11 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/baton-dr/baton/bed/controlplane"
+	"github.com/baton-dr/baton/internal/command"
 )
 
 // Shared is one control plane that a package's tests share: starting one
@@ -62,7 +62,7 @@ func (s *Shared) Client(t testing.TB) client.Client {
 	config := s.Config(t)
 	s.clientOnce.Do(func() {
 		var scheme *runtime.Scheme
-		if scheme, s.clientErr = NewScheme(s.Kinds...); s.clientErr == nil {
+		if scheme, s.clientErr = command.NewScheme(s.Kinds...); s.clientErr == nil {
 			s.client, s.clientErr = client.New(config, client.Options{Scheme: scheme})
 		}
 	})
@@ -72,21 +72,11 @@ func (s *Shared) Client(t testing.TB) client.Client {
 	return s.client
 }
 
-// NewScheme is a scheme of client-go's kinds and those kinds adds.
-func NewScheme(kinds ...func(*runtime.Scheme) error) (*runtime.Scheme, error) {
-	scheme := runtime.NewScheme()
-	for _, add := range append([]func(*runtime.Scheme) error{clientgoscheme.AddToScheme}, kinds...) {
-		if err := add(scheme); err != nil {
-			return nil, fmt.Errorf("failed to build the scheme: %w", err)
-		}
-	}
-	return scheme, nil
-}
-
-// Scheme is NewScheme for a test, which fails if the scheme does not build.
+// Scheme is command.NewScheme for a test, which fails if the scheme does
+// not build.
 func Scheme(t testing.TB, kinds ...func(*runtime.Scheme) error) *runtime.Scheme {
 	t.Helper()
-	scheme, err := NewScheme(kinds...)
+	scheme, err := command.NewScheme(kinds...)
 	if err != nil {
 		t.Fatal(err)
 	}
