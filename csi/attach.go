@@ -6,6 +6,7 @@ import (
 
 	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storage/core"
+	"github.com/baton-dr/baton/storageapi"
 )
 
 // ResolveAttach resolves a volume handle to the chain's end and makes node its
@@ -18,32 +19,33 @@ import (
 // one is FailedPrecondition -- attaching an earlier member instead would
 // serve stale data on a partitioned site.
 func ResolveAttach(ctx context.Context, set *Set, handle chain.Ref, node string) (core.Volume, error) {
-	end, err := localEnd(ctx, set, handle)
-	if err != nil {
-		return core.Volume{}, err
-	}
-	api, err := set.Cluster(end.Cluster)
+	end, api, err := localEnd(ctx, set, handle)
 	if err != nil {
 		return core.Volume{}, err
 	}
 	return api.Attach(ctx, end, node)
 }
 
-// localEnd is the chain's end when it is Active on a local cluster.
-func localEnd(ctx context.Context, set *Set, handle chain.Ref) (chain.Ref, error) {
+// localEnd is the chain's end when it is Active on a local cluster, and
+// that cluster's storage API.
+func localEnd(ctx context.Context, set *Set, handle chain.Ref) (chain.Ref, storageapi.Cluster, error) {
 	r, err := resolveRecorded(ctx, set, handle)
 	if err != nil {
-		return chain.Ref{}, err
+		return chain.Ref{}, nil, err
 	}
 	end := r.End()
 	switch {
 	case end.State == chain.Unknown:
-		return chain.Ref{}, fmt.Errorf("%w: the end of %s's chain, %s, is on a cluster that did not answer; no earlier member is attached instead",
+		return chain.Ref{}, nil, fmt.Errorf("%w: the end of %s's chain, %s, is on a cluster that did not answer; no earlier member is attached instead",
 			chain.ErrUnreachable, handle, end.Ref)
 	case !set.IsLocal(end.Ref.Cluster):
-		return chain.Ref{}, fmt.Errorf("%w: the end of %s's chain is %s on cluster %s", ErrNotHere, handle, end.Ref, end.Ref.Cluster)
+		return chain.Ref{}, nil, fmt.Errorf("%w: the end of %s's chain is %s on cluster %s", ErrNotHere, handle, end.Ref, end.Ref.Cluster)
 	case end.State != chain.Active:
-		return chain.Ref{}, fmt.Errorf("%w: the end of %s's chain, %s, is %s", core.ErrNotActive, handle, end.Ref, end.State)
+		return chain.Ref{}, nil, fmt.Errorf("%w: the end of %s's chain, %s, is %s", core.ErrNotActive, handle, end.Ref, end.State)
 	}
-	return end.Ref, nil
+	api, err := set.Cluster(end.Ref.Cluster)
+	if err != nil {
+		return chain.Ref{}, nil, err
+	}
+	return end.Ref, api, nil
 }

@@ -317,11 +317,7 @@ func (n *Node) NodeExpandVolume(ctx context.Context, req *csi.NodeExpandVolumeRe
 
 // expand grows the filesystem at path to the device's new size.
 func (n *Node) expand(ctx context.Context, set *Set, handle chain.Ref, path string, block bool) (core.Volume, error) {
-	end, err := localEnd(ctx, set, handle)
-	if err != nil {
-		return core.Volume{}, err
-	}
-	api, err := set.Cluster(end.Cluster)
+	end, api, err := localEnd(ctx, set, handle)
 	if err != nil {
 		return core.Volume{}, err
 	}

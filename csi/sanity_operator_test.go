@@ -15,7 +15,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
@@ -105,25 +104,14 @@ func operatorSite(w *world, c client.Client, id chain.ClusterID, peers storageap
 
 // The control plane the operator's records live in, shared by the package's
 // tests and stopped by TestMain.
-var server = controlplanetest.Shared{CRDs: func() ([]string, error) {
-	_, file, _, _ := goruntime.Caller(0)
-	return []string{filepath.Join(filepath.Dir(file), "..", "deploy", "crds")}, nil
-}}
-
-func apiServer(t *testing.T) client.Client {
-	t.Helper()
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	if err := v1.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.New(server.Config(t), client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatalf("control plane client: %v", err)
-	}
-	return c
+var server = controlplanetest.Shared{
+	CRDs: func() ([]string, error) {
+		_, file, _, _ := goruntime.Caller(0)
+		return []string{filepath.Join(filepath.Dir(file), "..", "deploy", "crds")}, nil
+	},
+	Kinds: []func(*runtime.Scheme) error{v1.AddToScheme},
 }
+
+func apiServer(t *testing.T) client.Client { return server.Client(t) }
 
 func TestMain(m *testing.M) { server.Main(m) }

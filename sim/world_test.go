@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-dr/baton/internal/panictest"
 	"github.com/baton-dr/baton/storage/backend"
 )
 
@@ -153,7 +154,7 @@ func TestTraceFailureKeepsTheHash(t *testing.T) {
 func TestLogKindMustBeOneWord(t *testing.T) {
 	for _, kind := range []string{"", "two words", "new\nline"} {
 		t.Run(fmt.Sprintf("%q", kind), func(t *testing.T) {
-			mustPanic(t, "one word", func() { NewWorld(1).Logf(kind, "x") })
+			panictest.Containing(t, "one word", func() { NewWorld(1).Logf(kind, "x") })
 		})
 	}
 }
@@ -186,23 +187,7 @@ func TestInvariantMustNotSchedule(t *testing.T) {
 	w := NewWorld(1)
 	w.AddInvariant("meddler", func() error { w.After(0, "x", func() {}); return nil })
 	w.After(0, "first", func() {})
-	mustPanic(t, "checks must only read", func() { w.Step() })
-}
-
-// mustPanic runs f and fails unless it panics with a message containing want.
-func mustPanic(t *testing.T, want string, f func()) {
-	t.Helper()
-	defer func() {
-		t.Helper()
-		r := recover()
-		if r == nil {
-			t.Fatalf("no panic; want one containing %q", want)
-		}
-		if msg := fmt.Sprint(r); !strings.Contains(msg, want) {
-			t.Fatalf("panic %q lacks %q", msg, want)
-		}
-	}()
-	f()
+	panictest.Containing(t, "checks must only read", func() { w.Step() })
 }
 
 // mustFail runs f and returns the *Failure it panics with.

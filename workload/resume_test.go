@@ -3,6 +3,7 @@ package workload
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -160,7 +161,7 @@ func TestSameSeedWritesSameBytes(t *testing.T) {
 					now = now.Add(stepInterval)
 				}
 			}
-			if !sameBytes(sites[0], sites[1]) || !equalResults(results[0], results[1]) {
+			if !sameBytes(sites[0], sites[1]) || !slices.Equal(results[0], results[1]) {
 				t.Fatal("one seed wrote different bytes or steps twice")
 			}
 			if sameBytes(sites[0], sites[2]) {
@@ -180,18 +181,6 @@ func sameBytes(a, b site) bool {
 			if !bytes.Equal(dev.Block(block), b[name].Block(block)) {
 				return false
 			}
-		}
-	}
-	return true
-}
-
-func equalResults(a, b []StepResult) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
 		}
 	}
 	return true

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
+	"github.com/baton-dr/baton/bed/controlplane/controlplanetest"
 )
 
 // kinds are the site operator's kinds, as the brief names them, and the hub's
@@ -52,10 +53,7 @@ func readCRDs(t *testing.T) map[string]*apiextensionsv1.CustomResourceDefinition
 // registeredKinds are the kinds the package registers in a scheme, lists aside.
 func registeredKinds(t *testing.T) []string {
 	t.Helper()
-	scheme, err := newScheme()
-	if err != nil {
-		t.Fatal(err)
-	}
+	scheme := controlplanetest.Scheme(t, schemeKinds...)
 	var registered []string
 	for kind := range scheme.KnownTypes(v1.GroupVersion) {
 		if strings.HasSuffix(kind, "List") || !strings.HasPrefix(scheme.KnownTypes(v1.GroupVersion)[kind].PkgPath(), "github.com/baton-dr/") {

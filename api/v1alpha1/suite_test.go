@@ -2,10 +2,8 @@ package v1alpha1_test
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	goruntime "runtime"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,7 +11,6 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	storagev1alpha1 "github.com/baton-dr/baton/api/v1alpha1"
@@ -22,14 +19,13 @@ import (
 
 // The envtest suite shares one kube-apiserver and etcd across the package's
 // tests: starting one costs seconds, and every test works in its own namespace.
-var server = controlplanetest.Shared{CRDs: func() ([]string, error) { return []string{crdDirectory()}, nil }}
-
-// apiClient is the shared control plane's client, made on first use.
-var apiClient struct {
-	once sync.Once
-	c    client.Client
-	err  error
+var server = controlplanetest.Shared{
+	CRDs:  func() ([]string, error) { return []string{crdDirectory()}, nil },
+	Kinds: schemeKinds,
 }
+
+// schemeKinds are the kinds the tests' clients know beside client-go's.
+var schemeKinds = []func(*runtime.Scheme) error{apiextensionsv1.AddToScheme, storagev1alpha1.AddToScheme}
 
 // repositoryRoot is found from this file's path, so the tests find deploy/crds
 // and the Makefile whatever their working directory.
@@ -43,34 +39,7 @@ func crdDirectory() string { return filepath.Join(repositoryRoot(), "deploy", "c
 // apiServer returns a client of the shared control plane, which has the CRDs of
 // deploy/crds installed; it starts the control plane on first use. Tests that
 // need it are skipped under -short.
-func apiServer(t *testing.T) client.Client {
-	t.Helper()
-	config := server.Config(t)
-	apiClient.once.Do(func() {
-		scheme, err := newScheme()
-		if err != nil {
-			apiClient.err = err
-			return
-		}
-		apiClient.c, apiClient.err = client.New(config, client.Options{Scheme: scheme})
-	})
-	if apiClient.err != nil {
-		t.Fatalf("control plane: %v", apiClient.err)
-	}
-	return apiClient.c
-}
-
-func newScheme() (*runtime.Scheme, error) {
-	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{
-		clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme, storagev1alpha1.AddToScheme,
-	} {
-		if err := add(scheme); err != nil {
-			return nil, fmt.Errorf("failed to build the scheme: %w", err)
-		}
-	}
-	return scheme, nil
-}
+func apiServer(t *testing.T) client.Client { return server.Client(t) }
 
 func TestMain(m *testing.M) { server.Main(m) }
 

@@ -3,7 +3,6 @@ package local
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"time"
 
@@ -53,10 +52,8 @@ func (b *Bed) BenchPartitioned(volumes int, sizeBytes uint64) (PartitionedCalls,
 	if err != nil {
 		return PartitionedCalls{}, err
 	}
-	pool := x509.NewCertPool()
-	pool.AddCert(b.ca.cert)
 	api, err := storageapi.NewClient(storageapi.ClientConfig{ID: survivor.local.ID, Endpoint: survivor.local.Endpoint,
-		Secret: survivor.local.Secret, TLS: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, CallTimeout: benchCallLimit})
+		Secret: survivor.local.Secret, TLS: &tls.Config{RootCAs: b.ca.ca.Pool(), MinVersion: tls.VersionTLS12}, CallTimeout: benchCallLimit})
 	if err != nil {
 		return PartitionedCalls{}, err
 	}

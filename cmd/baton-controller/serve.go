@@ -16,8 +16,6 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -79,20 +77,10 @@ func restConfig(kubeconfig string) (*rest.Config, error) {
 	return config, nil
 }
 
-func newScheme() (*runtime.Scheme, error) {
-	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, v1.AddToScheme} {
-		if err := add(scheme); err != nil {
-			return nil, err
-		}
-	}
-	return scheme, nil
-}
-
 // newManager caches the operator's namespace only; PVs and PVCs (the drills'
 // bubbles) are read uncached, so the operator needs no cluster-wide watch.
 func newManager(config *rest.Config, o options, logger logr.Logger) (manager.Manager, error) {
-	scheme, err := newScheme()
+	scheme, err := command.NewScheme(v1.AddToScheme)
 	if err != nil {
 		return nil, err
 	}

@@ -12,9 +12,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/discovery"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -96,11 +94,8 @@ func serve(ctx context.Context, o options, log logr.Logger) error {
 	if err != nil {
 		return err
 	}
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		return fmt.Errorf("failed to build the scheme: %w", err)
-	}
-	if err := hub.AddToScheme(scheme); err != nil {
+	scheme, err := command.NewScheme(hub.AddToScheme)
+	if err != nil {
 		return err
 	}
 	// The manager caches only the hub's own works and views: a hub holds

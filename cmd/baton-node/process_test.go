@@ -2,16 +2,9 @@ package main
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -30,6 +23,7 @@ import (
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
 	sitecontroller "github.com/baton-dr/baton/controllers/site"
+	"github.com/baton-dr/baton/internal/pki"
 	"github.com/baton-dr/baton/internal/syncio"
 	"github.com/baton-dr/baton/node/leftovers"
 	"github.com/baton-dr/baton/storage/backend"
@@ -53,59 +47,37 @@ func needRoot(t *testing.T) {
 // authority is a throw-away CA whose certificates are written to files, as
 // the node agent reads them.
 type authority struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
+	ca   *pki.CA
 	file string // the CA's PEM
 }
 
 func newAuthority(t *testing.T, dir string) *authority {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca, err := pki.NewCA("baton-node test CA", 24*time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
-	template := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "baton-node test CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
-	der, err := x509.CreateCertificate(rand.Reader, template, template, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, _ := x509.ParseCertificate(der)
-	a := &authority{cert: cert, key: key, file: filepath.Join(dir, "ca.pem")}
-	writePEM(t, a.file, "CERTIFICATE", der)
+	a := &authority{ca: ca, file: filepath.Join(dir, "ca.pem")}
+	writeFile(t, a.file, ca.CertPEM)
 	return a
 }
 
 // issue makes a server certificate for 127.0.0.1 and writes it and its key.
 func (a *authority) issue(t *testing.T, dir, name string) (certFile, keyFile string, cert tls.Certificate) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	serial, _ := rand.Int(rand.Reader, big.NewInt(1<<62))
-	template := &x509.Certificate{SerialNumber: serial, Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}}
-	der, err := x509.CreateCertificate(rand.Reader, template, a.cert, &key.PublicKey, a.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
+	leaf, err := a.ca.Issue(name, pki.Names{IPs: []net.IP{net.IPv4(127, 0, 0, 1)}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	certFile, keyFile = filepath.Join(dir, name+".pem"), filepath.Join(dir, name+"-key.pem")
-	writePEM(t, certFile, "CERTIFICATE", der)
-	writePEM(t, keyFile, "EC PRIVATE KEY", keyDER)
-	return certFile, keyFile, tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+	writeFile(t, certFile, leaf.CertPEM)
+	writeFile(t, keyFile, leaf.KeyPEM)
+	return certFile, keyFile, leaf.TLS
 }
 
-func writePEM(t *testing.T, path, kind string, der []byte) {
+func writeFile(t *testing.T, path string, content []byte) {
 	t.Helper()
-	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: kind, Bytes: der}), 0o600); err != nil {
+	if err := os.WriteFile(path, content, 0o600); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -11,8 +11,6 @@ import (
 	"syscall"
 
 	"github.com/go-logr/logr"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -95,12 +93,9 @@ func serve(ctx context.Context, o options, log logr.Logger) error {
 	if err != nil {
 		return err
 	}
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		return fmt.Errorf("failed to build the scheme: %w", err)
-	}
-	if err := viewv1beta1.AddToScheme(scheme); err != nil {
-		return fmt.Errorf("failed to build the scheme: %w", err)
+	scheme, err := command.NewScheme(viewv1beta1.AddToScheme)
+	if err != nil {
+		return err
 	}
 	// The cache watches the cluster's namespace alone: the agent's identity
 	// on the hub may read no other.

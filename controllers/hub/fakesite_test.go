@@ -14,13 +14,13 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	workv1 "open-cluster-management.io/api/work/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
+	"github.com/baton-dr/baton/bed/controlplane/controlplanetest"
 	viewv1beta1 "github.com/baton-dr/baton/controllers/hub/view/v1beta1"
 )
 
@@ -40,18 +40,7 @@ const (
 	clusterID = "0a0a0a0a-0000-4000-8000-00000000000a"
 )
 
-func newScheme(t *testing.T) *runtime.Scheme {
-	t.Helper()
-	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{
-		clientgoscheme.AddToScheme, v1.AddToScheme, workv1.Install, clusterv1.Install, viewv1beta1.AddToScheme,
-	} {
-		if err := add(scheme); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return scheme
-}
+func newScheme(t *testing.T) *runtime.Scheme { return controlplanetest.Scheme(t, AddToScheme) }
 
 // newHub is a fake hub API server with an accepted ManagedCluster per site.
 func newHub(t *testing.T, sites ...string) client.Client {

@@ -16,7 +16,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	clusterv1 "open-cluster-management.io/api/cluster/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -31,7 +30,7 @@ import (
 var server = controlplanetest.Shared{CRDs: func() ([]string, error) {
 	crds, err := ocmCRDs()
 	return append(crds, filepath.Join(repositoryRoot(), "deploy", "crds"), filepath.Join(repositoryRoot(), "controllers", "hub", "testdata", "crds")), err
-}}
+}, Kinds: []func(*runtime.Scheme) error{AddToScheme}}
 
 // repositoryRoot is found from this file's path, whatever the working directory.
 func repositoryRoot() string {
@@ -65,27 +64,10 @@ func hubConfig(t *testing.T) *rest.Config { return server.Config(t) }
 
 func TestMain(m *testing.M) { server.Main(m) }
 
-func envScheme(t *testing.T) *runtime.Scheme {
-	t.Helper()
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	if err := AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	return scheme
-}
+func envScheme(t *testing.T) *runtime.Scheme { return controlplanetest.Scheme(t, server.Kinds...) }
 
 // envClient is an admin client of the shared control plane.
-func envClient(t *testing.T) client.Client {
-	t.Helper()
-	c, err := client.New(hubConfig(t), client.Options{Scheme: envScheme(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
+func envClient(t *testing.T) client.Client { return server.Client(t) }
 
 // testContext bounds a test well above what it needs, so a wedged API server
 // fails the test instead of hanging it.

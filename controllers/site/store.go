@@ -128,24 +128,33 @@ func (s *Store) remove(what string, o client.Object) error {
 	return nil
 }
 
+// records converts the items of a list that keep takes into the core's
+// records, sorted by compare; an item that does not convert fails the whole.
+func records[T, R any](items []T, keep func(*T) bool, convert func(*T) (R, error), compare func(a, b R) int) ([]R, error) {
+	out := make([]R, 0, len(items))
+	for i := range items {
+		if !keep(&items[i]) {
+			continue
+		}
+		r, err := convert(&items[i])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	slices.SortFunc(out, compare)
+	return out, nil
+}
+
 func (s *Store) Volumes() ([]core.Volume, error) {
 	var list v1.VolumeList
 	if err := s.list(&list); err != nil {
 		return nil, fmt.Errorf("failed to list volumes: %w", err)
 	}
-	out := make([]core.Volume, 0, len(list.Items))
-	for i := range list.Items {
-		if list.Items[i].Status.State == "" {
-			continue // an unfinished create (Store's comment)
-		}
-		v, err := volumeRecord(s.cluster, &list.Items[i])
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	slices.SortFunc(out, func(a, b core.Volume) int { return compareRefs(a.Ref, b.Ref) })
-	return out, nil
+	return records(list.Items,
+		func(v *v1.Volume) bool { return v.Status.State != "" }, // else an unfinished create (Store's comment)
+		func(v *v1.Volume) (core.Volume, error) { return volumeRecord(s.cluster, v) },
+		func(a, b core.Volume) int { return compareRefs(a.Ref, b.Ref) })
 }
 
 func (s *Store) PutVolume(v core.Volume) error {
@@ -170,16 +179,8 @@ func (s *Store) Replicas() ([]core.Replica, error) {
 	if err := s.list(&list); err != nil {
 		return nil, fmt.Errorf("failed to list replicas: %w", err)
 	}
-	out := make([]core.Replica, 0, len(list.Items))
-	for i := range list.Items {
-		r, err := replicaRecord(&list.Items[i])
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	slices.SortFunc(out, func(a, b core.Replica) int { return compareRefs(a.Source, b.Source) })
-	return out, nil
+	return records(list.Items, func(*v1.Replica) bool { return true }, replicaRecord,
+		func(a, b core.Replica) int { return compareRefs(a.Source, b.Source) })
 }
 
 func (s *Store) PutReplica(r core.Replica) error {
@@ -198,19 +199,10 @@ func (s *Store) Pairings() ([]core.Pairing, error) {
 	if err := s.list(&list); err != nil {
 		return nil, fmt.Errorf("failed to list replications: %w", err)
 	}
-	out := make([]core.Pairing, 0, len(list.Items))
-	for i := range list.Items {
-		if list.Items[i].Status.Cycle == nil {
-			continue // an unfinished create (Store's comment)
-		}
-		p, err := pairingRecord(&list.Items[i])
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	slices.SortFunc(out, func(a, b core.Pairing) int { return compareRefs(a.Source, b.Source) })
-	return out, nil
+	return records(list.Items,
+		func(r *v1.Replication) bool { return r.Status.Cycle != nil }, // else an unfinished create (Store's comment)
+		pairingRecord,
+		func(a, b core.Pairing) int { return compareRefs(a.Source, b.Source) })
 }
 
 func (s *Store) PutPairing(p core.Pairing) error {

@@ -3,11 +3,9 @@ package site_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	goruntime "runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,21 +13,21 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
-	"github.com/baton-dr/baton/bed/controlplane"
+	"github.com/baton-dr/baton/bed/controlplane/controlplanetest"
 )
 
-// The envtest suite shares one kube-apiserver and etcd across the package's
-// tests; every test works in its own namespace.
-var server struct {
-	once sync.Once
-	cp   *controlplane.ControlPlane
-	c    client.Client
-	err  error
+// The envtest suite shares one kube-apiserver and etcd, with deploy/crds
+// installed, across the package's tests; every test works in its own
+// namespace. TestMain stops it.
+var server = controlplanetest.Shared{
+	CRDs: func() ([]string, error) {
+		return []string{filepath.Join(repositoryRoot(), "deploy", "crds")}, nil
+	},
+	Kinds: []func(*runtime.Scheme) error{v1.AddToScheme},
 }
 
 func repositoryRoot() string {
@@ -37,48 +35,13 @@ func repositoryRoot() string {
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
-func newScheme(t testing.TB) *runtime.Scheme {
-	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, v1.AddToScheme} {
-		if err := add(scheme); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return scheme
-}
+func newScheme(t testing.TB) *runtime.Scheme { return controlplanetest.Scheme(t, server.Kinds...) }
 
-// apiServer returns a client of the shared control plane with deploy/crds
-// installed. Skipped under -short.
-func apiServer(t *testing.T) client.Client {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("starts a real kube-apiserver and etcd; skipped under -short")
-	}
-	server.once.Do(func() {
-		server.cp, server.err = controlplane.Start(controlplane.Options{
-			CRDDirectories: []string{filepath.Join(repositoryRoot(), "deploy", "crds")},
-		})
-		if server.err != nil {
-			return
-		}
-		server.c, server.err = client.New(server.cp.Config, client.Options{Scheme: newScheme(t)})
-	})
-	if server.err != nil {
-		t.Fatalf("control plane: %v", server.err)
-	}
-	return server.c
-}
+// apiServer returns a client of the shared control plane. Skipped under
+// -short.
+func apiServer(t *testing.T) client.Client { return server.Client(t) }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if server.cp != nil {
-		if err := server.cp.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "stopping the control plane: %v\n", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { server.Main(m) }
 
 // statusKinds are the kinds whose status is a subresource, for the fake client.
 func statusKinds() []client.Object {

@@ -2,16 +2,8 @@ package chart_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
 	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
-	"math/big"
-	"net"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -31,52 +23,27 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
-	"github.com/baton-dr/baton/bed/controlplane"
+	"github.com/baton-dr/baton/bed/controlplane/controlplanetest"
 	site "github.com/baton-dr/baton/controllers/site"
 	"github.com/baton-dr/baton/deploy/chart"
+	"github.com/baton-dr/baton/internal/pki"
 	"github.com/baton-dr/baton/storageapi"
 )
 
-var server struct {
-	cp *controlplane.ControlPlane
+// The package's install tests share one real kube-apiserver; the chart's
+// CRDs are not preinstalled: installing them is what is tested.
+var server = controlplanetest.Shared{
+	CRDs:  func() ([]string, error) { return nil, nil },
+	Kinds: []func(*runtime.Scheme) error{apiextensionsv1.AddToScheme},
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if server.cp != nil {
-		if err := server.cp.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "stopping the control plane: %v\n", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { server.Main(m) }
 
-// apiServer starts one real kube-apiserver for the package's install tests;
-// the chart's CRDs are not preinstalled: installing them is what is tested.
+// apiServer returns an admin config of the shared control plane and its
+// client, which knows CRDs. Skipped under -short.
 func apiServer(t *testing.T) (*rest.Config, client.Client) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("starts a real kube-apiserver and etcd; skipped under -short")
-	}
-	if server.cp == nil {
-		cp, err := controlplane.Start(controlplane.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		server.cp = cp
-	}
-	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, apiextensionsv1.AddToScheme} {
-		if err := add(scheme); err != nil {
-			t.Fatal(err)
-		}
-	}
-	c, err := client.New(server.cp.Config, client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return server.cp.Config, c
+	return server.Config(t), server.Client(t)
 }
 
 // withTLS has the chart make the certificate secrets: a CA, the storage
@@ -84,50 +51,27 @@ func apiServer(t *testing.T) (*rest.Config, client.Client) {
 // certificate naming the node.
 func withTLS(t *testing.T, v chart.Values) chart.Values {
 	t.Helper()
-	caKey, ca, caPEM := certificate(t, nil, nil, "baton-test-ca", nil, nil)
-	_, _, apiPEM := certificate(t, ca, caKey, "baton-controller", []string{"baton-controller.baton-system.svc"}, []string{v.CrossSite.Host})
-	_, _, streamPEM := certificate(t, ca, caKey, "baton-node", nil, []string{v.Storage.Nodes[0].Address})
-	v.TLS.Create, v.TLS.CA = true, caPEM[0]
-	v.TLS.StorageAPICert, v.TLS.StorageAPIKey = apiPEM[0], apiPEM[1]
-	v.TLS.StreamCert, v.TLS.StreamKey = streamPEM[0], streamPEM[1]
+	ca, err := pki.NewCA("baton-test-ca", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	issue := func(name string, dns []string, ip string) *pki.Leaf {
+		ips, err := pki.IPs(ip)
+		if err != nil {
+			t.Fatal(err)
+		}
+		leaf, err := ca.Issue(name, pki.Names{DNS: dns, IPs: ips})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return leaf
+	}
+	api := issue("baton-controller", []string{"baton-controller.baton-system.svc"}, v.CrossSite.Host)
+	stream := issue("baton-node", nil, v.Storage.Nodes[0].Address)
+	v.TLS.Create, v.TLS.CA = true, string(ca.CertPEM)
+	v.TLS.StorageAPICert, v.TLS.StorageAPIKey = string(api.CertPEM), string(api.KeyPEM)
+	v.TLS.StreamCert, v.TLS.StreamKey = string(stream.CertPEM), string(stream.KeyPEM)
 	return v
-}
-
-// certificate makes a key and a certificate signed by parent (self-signed
-// when parent is nil); it returns the PEMs of the certificate and the key.
-func certificate(t *testing.T, parent *x509.Certificate, parentKey *ecdsa.PrivateKey, name string, dns, ips []string) (*ecdsa.PrivateKey, *x509.Certificate, [2]string) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	template := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), DNSNames: dns,
-		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
-	for _, ip := range ips {
-		template.IPAddresses = append(template.IPAddresses, net.ParseIP(ip))
-	}
-	signer := key
-	if parent == nil {
-		template.IsCA, template.BasicConstraintsValid = true, true
-		parent = template
-	} else {
-		signer = parentKey
-	}
-	der, err := x509.CreateCertificate(rand.Reader, template, parent, &key.PublicKey, signer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return key, cert, [2]string{string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})),
-		string(pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}))}
 }
 
 func testContext(t *testing.T) context.Context {

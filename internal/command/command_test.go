@@ -8,6 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 func TestParseTellsHelpFromBadFlagsAndStrayArguments(t *testing.T) {
@@ -64,5 +68,25 @@ func TestLoadKubeconfigNamesAFileThatIsNotThere(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "none")
 	if _, err := LoadKubeconfig(file); err == nil || !strings.Contains(err.Error(), file) {
 		t.Errorf("got %v, want an error naming %s", err, file)
+	}
+}
+
+func TestNewSchemeKnowsClientGosKindsAndTheOnesAdded(t *testing.T) {
+	added := schema.GroupVersionKind{Group: "test.baton.dev", Version: "v1", Kind: "Thing"}
+	scheme, err := NewScheme(func(s *runtime.Scheme) error {
+		s.AddKnownTypeWithName(added, &metav1.Status{})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []schema.GroupVersionKind{added, {Version: "v1", Kind: "Pod"}} {
+		if !scheme.Recognizes(kind) {
+			t.Errorf("the scheme does not know %s", kind)
+		}
+	}
+	broken := errors.New("no such group")
+	if _, err := NewScheme(func(*runtime.Scheme) error { return broken }); !errors.Is(err, broken) {
+		t.Errorf("a kind that does not add gave %v", err)
 	}
 }

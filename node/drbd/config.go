@@ -160,15 +160,10 @@ type liveConfig struct {
 //	    }
 //	}
 func parseShow84(text string) (liveConfig, error) {
-	stanzas, err := parseConf(text)
+	resource, live, err := showResource(text)
 	if err != nil {
 		return liveConfig{}, err
 	}
-	resource, ok := find(stanzas, "resource")
-	if !ok || !resource.isBlock || len(resource.words) != 2 {
-		return liveConfig{}, fmt.Errorf("drbdsetup show printed no resource")
-	}
-	live := liveConfig{name: resource.words[1]}
 	this, ok := find(resource.block, "_this_host")
 	if !ok {
 		return liveConfig{}, fmt.Errorf("drbdsetup show of %s has no _this_host", live.name)
@@ -205,6 +200,20 @@ func parseShow84(text string) (liveConfig, error) {
 		}
 	}
 	return live, nil
+}
+
+// showResource reads the one resource block `drbdsetup show` prints, in
+// DRBD 8.4's words and 9's alike, and the live configuration named after it.
+func showResource(text string) (stanza, liveConfig, error) {
+	stanzas, err := parseConf(text)
+	if err != nil {
+		return stanza{}, liveConfig{}, err
+	}
+	resource, ok := find(stanzas, "resource")
+	if !ok || !resource.isBlock || len(resource.words) != 2 {
+		return stanza{}, liveConfig{}, fmt.Errorf("drbdsetup show printed no resource")
+	}
+	return resource, liveConfig{name: resource.words[1]}, nil
 }
 
 // parseDump reads `drbdadm dump <res>`: the resource file as drbdadm

@@ -2,6 +2,7 @@ package drbd
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -179,23 +180,11 @@ func TestParseShow9(t *testing.T) {
 				remote = append(remote, a.String())
 			}
 			if live.name != "rt-x" || live.minor != 1000 || live.nodeID != c.nodeID || live.local.String() != c.local ||
-				live.disk != c.disk || !equalPeers(live.peers, c.peers) || strings.Join(remote, ",") != strings.Join(c.remote, ",") {
+				live.disk != c.disk || !slices.Equal(live.peers, c.peers) || strings.Join(remote, ",") != strings.Join(c.remote, ",") {
 				t.Fatalf("parseShow9 = %+v", live)
 			}
 		})
 	}
-}
-
-func equalPeers(a, b []livePeer) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestParseShow9RefusesWhatBatonNeverRuns(t *testing.T) {

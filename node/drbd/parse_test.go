@@ -1,6 +1,7 @@
 package drbd
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -207,15 +208,7 @@ func TestParseConfRefusesBrokenText(t *testing.T) {
 }
 
 func equalStatus(a, b backend.ResourceStatus) bool {
-	if a.Name != b.Name || a.Role != b.Role || a.Disk != b.Disk || a.Quorum != b.Quorum || len(a.Peers) != len(b.Peers) {
-		return false
-	}
-	for i := range a.Peers {
-		if a.Peers[i] != b.Peers[i] {
-			return false
-		}
-	}
-	return true
+	return a.Name == b.Name && a.Role == b.Role && a.Disk == b.Disk && a.Quorum == b.Quorum && slices.Equal(a.Peers, b.Peers)
 }
 
 func FuzzParseStatus(f *testing.F) {

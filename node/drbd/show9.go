@@ -39,15 +39,10 @@ type livePeer struct {
 // configuration matches; several paths to one peer are no configuration
 // baton writes, and refused.
 func parseShow9(text string) (liveConfig, error) {
-	stanzas, err := parseConf(text)
+	resource, live, err := showResource(text)
 	if err != nil {
 		return liveConfig{}, err
 	}
-	resource, ok := find(stanzas, "resource")
-	if !ok || !resource.isBlock || len(resource.words) != 2 {
-		return liveConfig{}, fmt.Errorf("drbdsetup show printed no resource")
-	}
-	live := liveConfig{name: resource.words[1]}
 	if !safeName.MatchString(live.name) {
 		return liveConfig{}, fmt.Errorf("drbdsetup show printed resource %q, no name baton gives", live.name)
 	}

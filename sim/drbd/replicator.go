@@ -25,6 +25,17 @@ func (v *nodeView) alive() (*node, error) {
 	return n, nil
 }
 
+// aliveWith returns the node, when it is up, and its part of config, when
+// config is one DRBD takes.
+func (v *nodeView) aliveWith(config backend.ResourceConfig) (*node, backend.ResourceNode, error) {
+	n, err := v.alive()
+	if err != nil {
+		return nil, backend.ResourceNode{}, err
+	}
+	self, err := checkConfig(config, v.name)
+	return n, self, err
+}
+
 // upReplica returns the resource's replica after observing the fabric.
 func (v *nodeView) upReplica(resource string) (*replica, error) {
 	n, err := v.alive()
@@ -40,11 +51,7 @@ func (v *nodeView) upReplica(resource string) (*replica, error) {
 }
 
 func (v *nodeView) HasMetadata(config backend.ResourceConfig) (bool, error) {
-	n, err := v.alive()
-	if err != nil {
-		return false, err
-	}
-	self, err := checkConfig(config, v.name)
+	n, self, err := v.aliveWith(config)
 	if err != nil || self.Volume == "" {
 		return false, err
 	}
@@ -60,11 +67,7 @@ func (v *nodeView) HasMetadata(config backend.ResourceConfig) (bool, error) {
 }
 
 func (v *nodeView) CreateMetadata(config backend.ResourceConfig) error {
-	n, err := v.alive()
-	if err != nil {
-		return err
-	}
-	self, err := checkConfig(config, v.name)
+	n, self, err := v.aliveWith(config)
 	if err != nil {
 		return err
 	}
@@ -101,11 +104,7 @@ func (v *nodeView) CreateMetadata(config backend.ResourceConfig) error {
 }
 
 func (v *nodeView) Up(config backend.ResourceConfig) error {
-	n, err := v.alive()
-	if err != nil {
-		return err
-	}
-	self, err := checkConfig(config, v.name)
+	n, self, err := v.aliveWith(config)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baton-dr/baton/internal/panictest"
 	"github.com/baton-dr/baton/sim"
 )
 
@@ -134,7 +135,7 @@ func TestIsolateCutsAGroupFromTheRest(t *testing.T) {
 	if n.Reachable(nodeA1, hub) || n.Reachable(hub, nodeA1) || n.Reachable(ctrlB, nodeA2) || !n.Reachable(hub, ctrlB) {
 		t.Fatal("Isolate(site-a | site-b, hub) must cut site-a off and leave hub<->site-b")
 	}
-	mustPanic(t, "overlap", func() { n.Isolate([]string{"site-a"}, []string{nodeA1}) })
+	panictest.Containing(t, "overlap", func() { n.Isolate([]string{"site-a"}, []string{nodeA1}) })
 }
 
 func TestHeal(t *testing.T) {
@@ -385,7 +386,7 @@ func TestLinkOptionsValidate(t *testing.T) {
 	if err == nil || strings.Count(err.Error(), "\n") != 2 {
 		t.Fatalf("Validate() = %v, want three problems", err)
 	}
-	mustPanic(t, "loss probability", func() { New(sim.NewWorld(1), LinkOptions{Loss: 2}) })
+	panictest.Containing(t, "loss probability", func() { New(sim.NewWorld(1), LinkOptions{Loss: 2}) })
 }
 
 func nan() float64 { zero := 0.0; return zero / zero }
@@ -406,15 +407,15 @@ func TestTransmissionTime(t *testing.T) {
 			t.Errorf("transmissionTime(%d, %d) = %s, want %s", tc.sizeBytes, tc.bandwidth, got, tc.want)
 		}
 	}
-	mustPanic(t, "longer than the clock", func() { transmissionTime(1<<62, 1) })
+	panictest.Containing(t, "longer than the clock", func() { transmissionTime(1<<62, 1) })
 }
 
 func TestNamesAreChecked(t *testing.T) {
 	n := New(sim.NewWorld(1), lan)
-	mustPanic(t, "not an endpoint", func() { n.Reachable("site-a/", hub) })
-	mustPanic(t, "not an endpoint", func() { n.Send("", hub, 1, "x", func() {}) })
-	mustPanic(t, "not a scope", func() { n.Partition("/", hub) })
-	mustPanic(t, "not a scope", func() { n.Partition("site a", hub) })
+	panictest.Containing(t, "not an endpoint", func() { n.Reachable("site-a/", hub) })
+	panictest.Containing(t, "not an endpoint", func() { n.Send("", hub, 1, "x", func() {}) })
+	panictest.Containing(t, "not a scope", func() { n.Partition("/", hub) })
+	panictest.Containing(t, "not a scope", func() { n.Partition("site a", hub) })
 }
 
 // trafficRun drives random traffic through random faults; its hash must be a
@@ -454,19 +455,4 @@ func TestNetworkRunsAreDeterministic(t *testing.T) {
 	if first == trafficRun(12) {
 		t.Fatal("seeds 11 and 12 gave the same hash")
 	}
-}
-
-func mustPanic(t *testing.T, want string, f func()) {
-	t.Helper()
-	defer func() {
-		t.Helper()
-		r := recover()
-		if r == nil {
-			t.Fatalf("no panic; want one containing %q", want)
-		}
-		if msg := fmt.Sprint(r); !strings.Contains(msg, want) {
-			t.Fatalf("panic %q lacks %q", msg, want)
-		}
-	}()
-	f()
 }

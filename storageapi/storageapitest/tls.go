@@ -5,16 +5,11 @@
 package storageapitest
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"fmt"
 	"io"
 	"log"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -23,62 +18,34 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"github.com/baton-dr/baton/internal/pki"
 	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storageapi"
 )
 
 // CA is a self-signed certificate authority.
 type CA struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
+	ca   *pki.CA
 	Pool *x509.CertPool
 }
 
 // NewCA makes a CA valid for a day.
 func NewCA() (*CA, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca, err := pki.NewCA("baton test CA", 24*time.Hour)
 	if err != nil {
 		return nil, err
 	}
-	template := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "baton test CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, template, template, &key.PublicKey, key)
-	if err != nil {
-		return nil, err
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		return nil, err
-	}
-	pool := x509.NewCertPool()
-	pool.AddCert(cert)
-	return &CA{cert: cert, key: key, Pool: pool}, nil
+	return &CA{ca: ca, Pool: ca.Pool()}, nil
 }
 
 // ServerCertificate issues a certificate for 127.0.0.1 and localhost.
 func (ca *CA) ServerCertificate() (tls.Certificate, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	leaf, err := ca.ca.Issue("baton storage API",
+		pki.Names{DNS: []string{"localhost"}, IPs: []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback}})
 	if err != nil {
 		return tls.Certificate{}, err
 	}
-	serial, err := rand.Int(rand.Reader, big.NewInt(1<<62))
-	if err != nil {
-		return tls.Certificate{}, err
-	}
-	template := &x509.Certificate{
-		SerialNumber: serial, Subject: pkix.Name{CommonName: "baton storage API"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback}, DNSNames: []string{"localhost"},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, template, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		return tls.Certificate{}, err
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
+	return leaf.TLS, nil
 }
 
 // ClientTLS verifies servers against the CA.

@@ -6,9 +6,12 @@ import (
 	"sync"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/baton-dr/baton/bed/controlplane"
+	"github.com/baton-dr/baton/internal/command"
 )
 
 // Shared is one control plane that a package's tests share: starting one
@@ -18,10 +21,16 @@ import (
 type Shared struct {
 	// CRDs lists the CRD manifests (files or directories) to install.
 	CRDs func() ([]string, error)
+	// Kinds add the kinds that Client knows beside client-go's own.
+	Kinds []func(*runtime.Scheme) error
 
 	once sync.Once
 	cp   *controlplane.ControlPlane
 	err  error
+
+	clientOnce sync.Once
+	client     client.Client
+	clientErr  error
 }
 
 // Config is an admin config of the shared control plane, which it starts on
@@ -43,6 +52,35 @@ func (s *Shared) Config(t testing.TB) *rest.Config {
 		t.Fatalf("control plane: %v", s.err)
 	}
 	return rest.CopyConfig(s.cp.Config)
+}
+
+// Client is the one admin client of the shared control plane, made on first
+// use, that knows client-go's kinds and Kinds. A test that needs it is
+// skipped under -short.
+func (s *Shared) Client(t testing.TB) client.Client {
+	t.Helper()
+	config := s.Config(t)
+	s.clientOnce.Do(func() {
+		var scheme *runtime.Scheme
+		if scheme, s.clientErr = command.NewScheme(s.Kinds...); s.clientErr == nil {
+			s.client, s.clientErr = client.New(config, client.Options{Scheme: scheme})
+		}
+	})
+	if s.clientErr != nil {
+		t.Fatalf("control plane client: %v", s.clientErr)
+	}
+	return s.client
+}
+
+// Scheme is command.NewScheme for a test, which fails if the scheme does
+// not build.
+func Scheme(t testing.TB, kinds ...func(*runtime.Scheme) error) *runtime.Scheme {
+	t.Helper()
+	scheme, err := command.NewScheme(kinds...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return scheme
 }
 
 // Main runs the package's tests, stops the control plane if one started, and
