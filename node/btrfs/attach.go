@@ -6,7 +6,6 @@ import (
 	"errors"
 	"os"
 	"slices"
-	"strings"
 
 	"github.com/baton-dr/baton/node/loop"
 	"github.com/baton-dr/baton/storage/backend"
@@ -81,28 +80,33 @@ func (p *Pool) release(ctx context.Context, volume, action string) error {
 }
 
 // adoptAttachments takes over the loop devices a previous run left on head
-// files: they are the pool's again, idle, until a release detaches them.
+// files: they are the pool's again, idle, until a release detaches them. A
+// device is recognised by its backing file's identity, not by the path
+// losetup shows: one attached from another mount namespace (the agent's
+// previous container) shows another path, and attaching the head file a
+// second time would give one file two devices, each with its own cache.
 func (p *Pool) adoptAttachments(ctx context.Context) error {
+	heads, err := p.headFiles()
+	if err != nil {
+		return err
+	}
 	devices, err := p.losetup.List(ctx)
 	if err != nil {
 		return err
 	}
 	slices.SortFunc(devices, func(a, b loop.Device) int { return cmp.Compare(a.Name, b.Name) })
-	prefix := p.layout.volumes() + string(os.PathSeparator)
 	for _, d := range devices {
-		volume, rest, ok := strings.Cut(strings.TrimPrefix(d.BackFile, prefix), string(os.PathSeparator))
-		if !strings.HasPrefix(d.BackFile, prefix) || !ok || rest != headName+"/"+dataName {
-			continue
-		}
-		meta, err := readMeta(p.layout.meta(volume))
-		if errors.Is(err, os.ErrNotExist) {
+		i := slices.IndexFunc(heads, func(h head) bool { return d.Backs(h.info) })
+		if i < 0 {
 			continue // not a volume of this pool: the device stays as it is
 		}
-		if err != nil {
-			return err
-		}
+		volume := heads[i].volume
 		if _, dup := p.attached[volume]; dup {
 			continue // a second stale attachment stays as it is
+		}
+		meta, err := readMeta(p.layout.meta(volume))
+		if err != nil {
+			return err
 		}
 		a, err := p.adopt(d.Name, meta.ReadOnly)
 		if err != nil {
@@ -111,4 +115,41 @@ func (p *Pool) adoptAttachments(ctx context.Context) error {
 		p.attached[volume] = a
 	}
 	return nil
+}
+
+// head is one volume's head file.
+type head struct {
+	volume string
+	info   os.FileInfo
+}
+
+// headFiles lists the head files of the pool's volumes, those with metadata.
+func (p *Pool) headFiles() ([]head, error) {
+	entries, err := os.ReadDir(p.layout.volumes())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var heads []head
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		if _, err := os.Stat(p.layout.meta(e.Name())); errors.Is(err, os.ErrNotExist) {
+			continue
+		} else if err != nil {
+			return nil, err
+		}
+		info, err := os.Stat(p.layout.data(e.Name()))
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		heads = append(heads, head{volume: e.Name(), info: info})
+	}
+	return heads, nil
 }

@@ -2,8 +2,10 @@ package btrfs
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/baton-dr/baton/node/exec"
@@ -64,4 +66,102 @@ func TestAnImageAttachedUnderAnotherNameIsNotAttachedTwice(t *testing.T) {
 		t.Fatalf("the image is attached as %v and the pool uses %s; want only %s, attached through %s",
 			holding, p.device, device, alias)
 	}
+}
+
+// TestAVolumeAttachedFromAGoneNamespaceIsAdopted opens a pool whose volume's
+// head file a previous agent attached from a mount namespace that is gone
+// (attached through a bind mount, then lazily unmounted: losetup shows the
+// file as "/volumes/v/head/data"). The pool adopts that device, by the
+// file's identity, instead of leaving it and attaching the file again: two
+// devices over one file each cache its blocks, and the pool could never
+// release the first.
+func TestAVolumeAttachedFromAGoneNamespaceIsAdopted(t *testing.T) {
+	needRoot(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	crashed, err := New(Options{Dir: dir, SizeBytes: poolBytes})
+	must(t, err, "New")
+	must(t, crashed.CreateVolume("v", 8*mib, backend.Thin), "CreateVolume")
+	headFile, err := os.Stat(crashed.layout.data("v"))
+	must(t, err, "stat the head file")
+
+	device := attachFromAGoneNamespace(t, dir, "volumes/v/head/data", headFile)
+	losetup := loop.Losetup{Cmder: exec.Local{}}
+
+	p := newPoolIn(t, dir, 0)
+	if a, ok := p.attached["v"]; !ok || a.device != device {
+		t.Fatalf("the pool's attachment of v: %+v (attached %v); want the device %s a gone namespace attached", a, ok, device)
+	}
+	// The volume's last Close detaches its device: the adopted one goes, and
+	// no second one was attached beside it.
+	writeAt(t, p, "v", 0, []byte("one device"))
+	devices, err := losetup.List(ctx)
+	must(t, err, "list loop devices")
+	var holding []string
+	for _, d := range devices {
+		if d.Backs(headFile) {
+			holding = append(holding, d.Name+" ("+d.BackFile+")")
+		}
+	}
+	if len(holding) != 0 {
+		t.Fatalf("after the volume's last close its head file is still attached as %v", holding)
+	}
+}
+
+// TestADestroyRefusesAVolumeAGoneNamespaceStillHolds: a second stale
+// attachment of a volume's head file, made from a mount namespace that is
+// gone, is not the pool's (it adopts one device a file); destroying the
+// volume while it holds the file open must be refused, as for one the pool
+// sees by path.
+func TestADestroyRefusesAVolumeAGoneNamespaceStillHolds(t *testing.T) {
+	needRoot(t)
+	dir := t.TempDir()
+	crashed, err := New(Options{Dir: dir, SizeBytes: poolBytes})
+	must(t, err, "New")
+	must(t, crashed.CreateVolume("v", 8*mib, backend.Thin), "CreateVolume")
+	headFile, err := os.Stat(crashed.layout.data("v"))
+	must(t, err, "stat the head file")
+	first := attachFromAGoneNamespace(t, dir, "volumes/v/head/data", headFile)
+	second := attachFromAGoneNamespace(t, dir, "volumes/v/head/data", headFile)
+
+	p := newPoolIn(t, dir, 0)
+	stale := second
+	if a := p.attached["v"]; a != nil && a.device == second {
+		stale = first
+	}
+	err = p.DestroyVolume("v")
+	if !errors.Is(err, backend.ErrBusy) || !strings.Contains(err.Error(), stale) {
+		t.Fatalf("destroying a volume %s still holds: %v, want ErrBusy naming it", stale, err)
+	}
+	// The stale device pins the pool's file system: let it go before the
+	// pool's Close detaches the pool's own device.
+	must(t, loop.Losetup{Cmder: exec.Local{}}.Detach(context.Background(), stale), "detach the stale "+stale)
+}
+
+// attachFromAGoneNamespace attaches the pool file at rel (under the pool's
+// mount) the way an agent in a container that is gone did: through a bind
+// mount, then lazily unmounted, so that losetup names the file relative to a
+// mount that no longer exists. The device is detached at the test's end if
+// it still holds file (the pool's Close may have detached it already, and
+// its name may be another test's by then).
+func attachFromAGoneNamespace(t *testing.T, dir, rel string, file os.FileInfo) string {
+	t.Helper()
+	ctx := context.Background()
+	local := exec.Local{}
+	alias := t.TempDir()
+	must(t, local.Command(ctx, "mount", "--bind", filepath.Join(dir, "mnt"), alias).Run(), "bind mount")
+	losetup := loop.Losetup{Cmder: local}
+	device, err := losetup.Attach(ctx, filepath.Join(alias, rel), false)
+	must(t, err, "attach "+rel+" through the alias")
+	must(t, local.Command(ctx, "umount", "--lazy", alias).Run(), "lazily unmount the alias")
+	t.Cleanup(func() {
+		devices, err := losetup.List(ctx)
+		must(t, err, "list loop devices")
+		for _, d := range devices {
+			if d.Name == device && d.Backs(file) {
+				must(t, losetup.Detach(ctx, device), "detach "+device)
+			}
+		}
+	})
+	return device
 }

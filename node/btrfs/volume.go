@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -254,9 +256,23 @@ func (p *Pool) checkNotAttached(ctx context.Context, name, action string) error 
 	if err != nil {
 		return err
 	}
+	// By path, and by identity for a device attached from another mount
+	// namespace, which shows the file under another name.
+	var files []os.FileInfo
+	err = filepath.WalkDir(p.layout.volume(name), func(path string, e fs.DirEntry, err error) error {
+		if err != nil || !e.Type().IsRegular() {
+			return err
+		}
+		info, err := e.Info()
+		files = append(files, info)
+		return err
+	})
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
 	prefix := p.layout.volume(name) + string(os.PathSeparator)
 	for _, d := range devices {
-		if strings.HasPrefix(d.BackFile, prefix) {
+		if strings.HasPrefix(d.BackFile, prefix) || slices.ContainsFunc(files, d.Backs) {
 			return refuse(backend.ErrBusy, "%s: %s shows %s", action, d.Name, d.BackFile)
 		}
 	}
