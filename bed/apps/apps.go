@@ -168,8 +168,9 @@ func (s *Apps) Protect(name string) error {
 	return s.config.Ramen.Protect(a.Ramen, a.Site)
 }
 
-// Relocate is Ramen's planned relocation: the application stops and its
-// volumes are unstaged, the old site turns secondary and resyncs until its
+// Relocate is Ramen's planned relocation: once the target site is ready
+// (ramen.Driver.PeerReady), the application stops and its volumes are
+// unstaged, the old site turns secondary and resyncs until its
 // data is protected, then the target site is promoted and the application
 // starts there.
 func (s *Apps) Relocate(name, to string) (workload.Verdict, error) {
@@ -188,6 +189,9 @@ func (s *Apps) Relocate(name, to string) (workload.Verdict, error) {
 		return workload.Verdict{}, err
 	}
 	s.config.Platform.Event(from, reports.EventAction, "relocate %s from %s to %s", name, from, to)
+	if err := s.config.Ramen.PeerReady(a.Ramen, to); err != nil {
+		return workload.Verdict{}, err
+	}
 	if err := s.stop(a); err != nil {
 		return workload.Verdict{}, err
 	}

@@ -89,6 +89,21 @@ func (d *Driver) Protect(a *App, site string) error {
 	return nil
 }
 
+// PeerReady waits, as Ramen's DRPC does before it relocates, until the
+// site the application is to move to is ready (its PeerReady condition):
+// it turned what the hub wishes of it -- after an unplanned fail-over, the
+// old primary demoted and resynced, its data protected. Ramen keeps
+// reconciling that site's VRG as secondary from the moment the hub reaches
+// it again while the application runs on, so the relocation waits with the
+// application still running where it is. A site that never heard a wish
+// (never protected there) is ready.
+func (d *Driver) PeerReady(a *App, site string) error {
+	if _, ok := a.wishes[site]; !ok {
+		return nil
+	}
+	return d.await(a, site, "peer ready (demote and resync)")
+}
+
 // Relocate is the roles of Ramen's planned relocation, once the bed stopped
 // the application and unstaged its volumes: the old site turns secondary
 // and resyncs until its data is protected, then the target site is

@@ -234,3 +234,35 @@ func TestUnprotectDisablesEverySiteThatHeardAWish(t *testing.T) {
 		t.Errorf("calls %v, want site-a's disable only", b.journal)
 	}
 }
+
+// After an unplanned fail-over Ramen relocates back only once the old
+// primary is PeerReady: demoted and resynced. PeerReady waits for it while
+// the application still runs where it is -- the first demote of the old
+// site reaches the driver then, not after the relocation stopped the
+// application -- and a site that never heard a wish is ready at once.
+func TestPeerReadyWaitsUntilTheOldPrimaryIsDemotedAndResynced(t *testing.T) {
+	b := newScriptedBed()
+	app := b.driver.Add("wp", []string{"db"})
+	if err := b.driver.PeerReady(app, "site-b"); err != nil || len(b.journal) != 0 {
+		t.Fatalf("a site that heard no wish: %v after calls %v, want ready at once", err, b.journal)
+	}
+	if err := b.driver.Protect(app, "site-a"); err != nil {
+		t.Fatal(err)
+	}
+	b.cut["site-a"] = true
+	if err := b.driver.Failover(app, "site-a", "site-b", nil); err != nil {
+		t.Fatal(err)
+	}
+	b.cut["site-a"] = false
+	b.journal = nil
+	b.clients["site-a"].resyncReady = []bool{false, true}
+	if err := b.driver.PeerReady(app, "site-a"); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.callsOn("site-a"); !slices.Equal(got, []string{"demote", "demote", "resync(force)", "demote", "resync(force)"}) {
+		t.Errorf("site-a calls %v: want demote, then demote and resync until ready", got)
+	}
+	if calls := len(b.journal); b.driver.PeerReady(app, "site-a") != nil || len(b.journal) != calls {
+		t.Error("a ready peer is waited for again")
+	}
+}

@@ -216,7 +216,8 @@ func (b *Bed) Protect(name string) error {
 	return b.ramen.Protect(a.ramen, a.site)
 }
 
-// Relocate is Ramen's planned relocation: the pod is deleted (kubelet
+// Relocate is Ramen's planned relocation: once the target site is ready
+// (ramen.Driver.PeerReady) the pod is deleted (kubelet
 // unpublishes and unstages), the old site turns secondary and resyncs until
 // its data is protected, the target site is promoted, and the pod starts
 // there on the restored claims.
@@ -237,6 +238,9 @@ func (b *Bed) Relocate(name, to string) (workload.Verdict, error) {
 		return workload.Verdict{}, err
 	}
 	b.event(from, reports.EventAction, "relocate %s from %s to %s", name, from, to)
+	if err := b.ramen.PeerReady(a.ramen, to); err != nil {
+		return workload.Verdict{}, err
+	}
 	if err := b.stop(a); err != nil {
 		return workload.Verdict{}, err
 	}

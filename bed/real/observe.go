@@ -71,6 +71,7 @@ func (b *Bed) observe() {
 			}
 		}
 	}
+	b.checkPrimariesWritable(records)
 	b.recordSyncs(records)
 }
 

@@ -1,0 +1,75 @@
+package real
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/baton-dr/baton/bed"
+	"github.com/baton-dr/baton/storage/chain"
+)
+
+// A fail-over's chain: the root on A (the old primary, told of its
+// successor) and the clone on B the application writes after the move.
+func failedOverChain(t *testing.T, clone chain.State) (chain.Ref, map[chain.Ref][]chain.Member) {
+	t.Helper()
+	root, err := chain.ParseRef("0000000a-0000-4000-8000-00000000000a:c5e4b535-d68b-4195-8ed3-2ac870774f09")
+	if err != nil {
+		t.Fatal(err)
+	}
+	successor, err := chain.ParseRef("0000000b-0000-4000-8000-00000000000b:c232b649-5db2-5556-8231-0d3214426248")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, map[chain.Ref][]chain.Member{root: {
+		{Ref: root, Root: root, Successor: successor, State: chain.Demoted},
+		{Ref: successor, Root: root, Generation: 1, Predecessor: root, State: clone},
+	}}
+}
+
+func bedWithAppOn(root chain.Ref, where string) *Bed {
+	a := &app{spec: bed.App{Name: "wordpress"}, site: where,
+		volumes: []*appVolume{{name: "db", handle: root.String()}}}
+	return &Bed{options: Options{}.withDefaults(), sites: []*site{{Cluster: SiteA}, {Cluster: SiteB}}, reported: map[string]bool{},
+		apps: map[string]*app{"wordpress": a}, appOrder: []string{"wordpress"}}
+}
+
+// The first seed's bug on this bed: the recovered old site's demote fenced
+// the clone the application writes on the other site.
+func TestADemotedMemberUnderARunningApplicationIsAViolation(t *testing.T) {
+	root, records := failedOverChain(t, chain.Demoted)
+	b := bedWithAppOn(root, SiteB.Site)
+	b.checkPrimariesWritable(records)
+	b.checkPrimariesWritable(records) // once per member, however often it is seen
+	if len(b.violations) != 1 {
+		t.Fatalf("violations %v, want one", b.violations)
+	}
+	v := b.violations[0]
+	if v.Invariant != bed.InvariantFencedPrimary || !strings.Contains(v.Message, "wordpress writes db on site-b") ||
+		!strings.Contains(v.Message, "is Demoted") {
+		t.Errorf("violation %q: %q", v.Invariant, v.Message)
+	}
+}
+
+// Fences the story itself makes are no violation: the clone active under
+// the application on B (the old site's root is fenced: a fail-over does
+// that), or the clone demoted once the application stopped (a relocation
+// demotes the old primary after its pod is gone).
+func TestFencesTheStoryMakesAreNoViolation(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		clone chain.State
+		where string
+	}{
+		{"the clone active under the application", chain.Active, SiteB.Site},
+		{"the application stopped", chain.Demoted, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root, records := failedOverChain(t, c.clone)
+			b := bedWithAppOn(root, c.where)
+			b.checkPrimariesWritable(records)
+			if len(b.violations) != 0 {
+				t.Errorf("violations %v", b.violations)
+			}
+		})
+	}
+}
