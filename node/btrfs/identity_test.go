@@ -54,15 +54,7 @@ func TestAnImageAttachedUnderAnotherNameIsNotAttachedTwice(t *testing.T) {
 	if _, err := p.Volume("v"); err != nil {
 		t.Fatalf("the pool over the already attached image: %v", err)
 	}
-	devices, err := losetup.List(ctx)
-	must(t, err, "list loop devices")
-	var holding []string
-	for _, d := range devices {
-		if d.Backs(image) {
-			holding = append(holding, d.Name+" ("+d.BackFile+")")
-		}
-	}
-	if len(holding) != 1 || p.device != device {
+	if holding := devicesBacking(t, image); len(holding) != 1 || p.device != device {
 		t.Fatalf("the image is attached as %v and the pool uses %s; want only %s, attached through %s",
 			holding, p.device, device, alias)
 	}
@@ -77,16 +69,8 @@ func TestAnImageAttachedUnderAnotherNameIsNotAttachedTwice(t *testing.T) {
 // release the first.
 func TestAVolumeAttachedFromAGoneNamespaceIsAdopted(t *testing.T) {
 	needRoot(t)
-	ctx := context.Background()
-	dir := t.TempDir()
-	crashed, err := New(Options{Dir: dir, SizeBytes: poolBytes})
-	must(t, err, "New")
-	must(t, crashed.CreateVolume("v", 8*mib, backend.Thin), "CreateVolume")
-	headFile, err := os.Stat(crashed.layout.data("v"))
-	must(t, err, "stat the head file")
-
+	dir, headFile := crashedPoolWithVolume(t)
 	device := attachFromAGoneNamespace(t, dir, "volumes/v/head/data", headFile)
-	losetup := loop.Losetup{Cmder: exec.Local{}}
 
 	p := newPoolIn(t, dir, 0)
 	if a, ok := p.attached["v"]; !ok || a.device != device {
@@ -95,15 +79,7 @@ func TestAVolumeAttachedFromAGoneNamespaceIsAdopted(t *testing.T) {
 	// The volume's last Close detaches its device: the adopted one goes, and
 	// no second one was attached beside it.
 	writeAt(t, p, "v", 0, []byte("one device"))
-	devices, err := losetup.List(ctx)
-	must(t, err, "list loop devices")
-	var holding []string
-	for _, d := range devices {
-		if d.Backs(headFile) {
-			holding = append(holding, d.Name+" ("+d.BackFile+")")
-		}
-	}
-	if len(holding) != 0 {
+	if holding := devicesBacking(t, headFile); len(holding) != 0 {
 		t.Fatalf("after the volume's last close its head file is still attached as %v", holding)
 	}
 }
@@ -115,12 +91,7 @@ func TestAVolumeAttachedFromAGoneNamespaceIsAdopted(t *testing.T) {
 // sees by path.
 func TestADestroyRefusesAVolumeAGoneNamespaceStillHolds(t *testing.T) {
 	needRoot(t)
-	dir := t.TempDir()
-	crashed, err := New(Options{Dir: dir, SizeBytes: poolBytes})
-	must(t, err, "New")
-	must(t, crashed.CreateVolume("v", 8*mib, backend.Thin), "CreateVolume")
-	headFile, err := os.Stat(crashed.layout.data("v"))
-	must(t, err, "stat the head file")
+	dir, headFile := crashedPoolWithVolume(t)
 	first := attachFromAGoneNamespace(t, dir, "volumes/v/head/data", headFile)
 	second := attachFromAGoneNamespace(t, dir, "volumes/v/head/data", headFile)
 
@@ -129,7 +100,7 @@ func TestADestroyRefusesAVolumeAGoneNamespaceStillHolds(t *testing.T) {
 	if a := p.attached["v"]; a != nil && a.device == second {
 		stale = first
 	}
-	err = p.DestroyVolume("v")
+	err := p.DestroyVolume("v")
 	if !errors.Is(err, backend.ErrBusy) || !strings.Contains(err.Error(), stale) {
 		t.Fatalf("destroying a volume %s still holds: %v, want ErrBusy naming it", stale, err)
 	}
@@ -164,4 +135,32 @@ func attachFromAGoneNamespace(t *testing.T, dir, rel string, file os.FileInfo) s
 		}
 	})
 	return device
+}
+
+// crashedPoolWithVolume makes a pool holding volume v and leaves it open, as
+// an agent that died leaves it, and returns its directory and v's head file.
+func crashedPoolWithVolume(t *testing.T) (string, os.FileInfo) {
+	t.Helper()
+	dir := t.TempDir()
+	crashed, err := New(Options{Dir: dir, SizeBytes: poolBytes})
+	must(t, err, "New")
+	must(t, crashed.CreateVolume("v", 8*mib, backend.Thin), "CreateVolume")
+	headFile, err := os.Stat(crashed.layout.data("v"))
+	must(t, err, "stat the head file")
+	return dir, headFile
+}
+
+// devicesBacking lists the loop devices whose backing file is file, by
+// identity, each with the path losetup shows.
+func devicesBacking(t *testing.T, file os.FileInfo) []string {
+	t.Helper()
+	devices, err := loop.Losetup{Cmder: exec.Local{}}.List(context.Background())
+	must(t, err, "list loop devices")
+	var holding []string
+	for _, d := range devices {
+		if d.Backs(file) {
+			holding = append(holding, d.Name+" ("+d.BackFile+")")
+		}
+	}
+	return holding
 }
