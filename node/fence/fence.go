@@ -32,14 +32,7 @@ var (
 // mount made after the look at the mounts is read-only (ext4 and xfs mount
 // a read-only device read-only). Fencing a fenced device does nothing more.
 func Fence(device *os.File, ns Namespace) error {
-	if err := loop.SetReadOnly(device, true); err != nil {
-		return err
-	}
-	rdev, err := blockDevice(device)
-	if err != nil {
-		return err
-	}
-	mounts, err := ns.mountsOf(rdev)
+	rdev, mounts, err := setFlag(device, true, ns)
 	if err != nil {
 		return err
 	}
@@ -112,14 +105,7 @@ func checkNotHeld(device string, rdev uint64, ns Namespace) error {
 // ErrStillShutDown a file system mounted from it that a fence shut down: it
 // fails every write until it is unmounted and mounted again.
 func Lift(device *os.File, ns Namespace) error {
-	if err := loop.SetReadOnly(device, false); err != nil {
-		return err
-	}
-	rdev, err := blockDevice(device)
-	if err != nil {
-		return err
-	}
-	mounts, err := ns.mountsOf(rdev)
+	rdev, mounts, err := setFlag(device, false, ns)
 	if err != nil {
 		return err
 	}
@@ -140,6 +126,20 @@ func Lift(device *os.File, ns Namespace) error {
 		}
 	}
 	return nil
+}
+
+// setFlag sets or clears the device's read-only flag, and then lists the
+// mounts of the file system on it: the device number and the mounts.
+func setFlag(device *os.File, readOnly bool, ns Namespace) (uint64, []*mountinfo.Info, error) {
+	if err := loop.SetReadOnly(device, readOnly); err != nil {
+		return 0, nil, err
+	}
+	rdev, err := blockDevice(device)
+	if err != nil {
+		return 0, nil, err
+	}
+	mounts, err := ns.mountsOf(rdev)
+	return rdev, mounts, err
 }
 
 // blockDevice returns the device number of an open block device.
