@@ -111,6 +111,8 @@ var _ bed.Bed = (*Bed)(nil)
 // site is one site of the bed as the scenario reaches it.
 type site struct {
 	Cluster
+	// ID is the site's storage cluster's UUID, read from the site.
+	ID      chain.ClusterID
 	client  kubernetes.Interface
 	objects client.Client // the site's objects, csi-addons' VolumeReplications among them
 	store   *sitecontroller.Store
@@ -168,6 +170,9 @@ func (b *Bed) attach(ctx context.Context, c Cluster) (*site, error) {
 	}
 	s := &site{Cluster: c, client: clientset}
 	if s.objects, err = b.infra.objects(c); err != nil {
+		return nil, err
+	}
+	if s.ID, err = storageClusterID(ctx, s.objects, c); err != nil {
 		return nil, err
 	}
 	class := &unstructured.Unstructured{}

@@ -29,7 +29,7 @@ func failedOverChain(t *testing.T, clone chain.State) (chain.Ref, map[chain.Ref]
 func bedWithAppOn(root chain.Ref, where string) *Bed {
 	a := &app{spec: bed.App{Name: "wordpress"}, site: where,
 		volumes: []*appVolume{{name: "db", handle: root.String()}}}
-	return &Bed{options: Options{}.withDefaults(), sites: []*site{{Cluster: SiteA}, {Cluster: SiteB}}, reported: map[string]bool{},
+	return &Bed{options: Options{}.withDefaults(), sites: []*site{{Cluster: SiteA, ID: SiteA.ChartID}, {Cluster: SiteB, ID: SiteB.ChartID}}, reported: map[string]bool{},
 		apps: map[string]*app{"wordpress": a}, appOrder: []string{"wordpress"}}
 }
 

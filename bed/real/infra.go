@@ -24,6 +24,9 @@ type Infra struct {
 	Log   io.Writer
 	// Storage is the sites' storage mode (BATON_REALBED_STORAGE by default).
 	Storage StorageMode
+	// OCM: the hub deploys HubDeployed's storage through OCM (OCMEnv);
+	// false has the chart make both sites' storage clusters.
+	OCM     bool
 	started time.Time
 }
 
@@ -39,7 +42,7 @@ func NewInfra(paths Paths, log io.Writer) (*Infra, error) {
 	if err := useDockerd(paths); err != nil {
 		return nil, err
 	}
-	return &Infra{Paths: paths, Log: log, Storage: storage, started: time.Now()}, nil
+	return &Infra{Paths: paths, Log: log, Storage: storage, OCM: OCMFromEnv(), started: time.Now()}, nil
 }
 
 // Printf prints one line of progress with the time since the start.
@@ -125,27 +128,41 @@ func (in *Infra) Client(c Cluster) (*kubernetes.Clientset, string, error) {
 // readyLimit bounds the wait for a cluster's node and system pods.
 const readyLimit = 3 * time.Minute
 
-// ready checks that the cluster's API server answers -- a clear error
-// naming it and its address if not -- then waits for its node and its
-// system pods to be Ready.
+// ready waits for the cluster: its API server ready (/readyz), then its
+// node and its system pods Ready.
 func (in *Infra) ready(ctx context.Context, c Cluster) error {
 	client, host, err := in.Client(c)
 	if err != nil {
 		return err
 	}
-	if _, err := client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx); err != nil {
-		return fmt.Errorf("%s cannot be reached: its API server at %s does not answer: %w", c.Name, host, err)
-	}
-	ctx, cancel := context.WithTimeout(ctx, readyLimit)
+	return waitReady(ctx, client, c.Name, host, readyLimit)
+}
+
+// waitReady retries until the cluster is ready or limit passes. A fresh
+// cluster's API server answers /readyz with an error for a while -- etcd's
+// check failing just after kubeadm started it once failed a bring-up that
+// asked only once -- so every error is retried; the one returned names the
+// API server if it never answered ready, and the last thing seen.
+func waitReady(ctx context.Context, client kubernetes.Interface, name, host string, limit time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
+	answered := false
 	var last string
 	for {
-		if last = notReady(ctx, client); last == "" {
-			return nil
+		if _, err := client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx); err != nil {
+			last = fmt.Sprintf("its API server at %s is not ready: %v", host, err)
+		} else {
+			answered = true
+			if last = notReady(ctx, client); last == "" {
+				return nil
+			}
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("%s: not ready within %s: %s", c.Name, readyLimit, last)
+			if !answered {
+				return fmt.Errorf("%s cannot be reached: its API server at %s did not answer ready within %s; the last error: %s", name, host, limit, last)
+			}
+			return fmt.Errorf("%s: not ready within %s: %s", name, limit, last)
 		case <-time.After(time.Second):
 		}
 	}

@@ -64,10 +64,8 @@ func (in *Infra) values(ctx context.Context, c Cluster, image string, ca *bedCA,
 		return values, err
 	}
 	values.Image.Repository, values.Image.Tag, values.Image.PullPolicy = repository, tag, "Never"
-	values.Site = chart.Site{Name: c.Name, ClusterID: string(c.ID)}
 	values.Storage.HostDir = hostDir
-	values.StorageCluster.Create = true
-	values.StorageCluster.ReplicationInterval = "10s"
+	in.storageClusterValues(c, &values, address)
 	values.Operator.LeaderElect = false // one replica; a restart need not wait out a lease
 	values.CSIAddons.Manager.LeaderElect = false
 	values.CSI.ControllerSocketDir = filepath.Dir(in.addonsSocketOnNode(c))
@@ -81,6 +79,30 @@ func (in *Infra) values(ctx context.Context, c Cluster, image string, ca *bedCA,
 	values.Peers = peers
 	return values, values.Validate()
 }
+
+// storageClusterValues name the site and who makes its storage cluster:
+// the chart, with the layout's ChartID, or the hub (byHub), whose cluster
+// draws its own UUID (the operator runs the namespace's only one). For the
+// hub's, the operator's discovery runs read the node's candidate device --
+// the pool's loop file, at the node's address -- from the values: the node
+// agent publishes its own only once the site has a storage cluster.
+func (in *Infra) storageClusterValues(c Cluster, values *chart.Values, address string) {
+	values.Site = chart.Site{Name: c.Name}
+	values.StorageCluster.ReplicationInterval = ReplicationInterval.String()
+	if in.byHub(c) {
+		values.StorageCluster.Create = false
+		values.Operator.Discovery = []chart.DiscoveryNode{{Name: c.Node(), Address: address, Devices: []v1.CandidateDevice{{
+			Path: filepath.Join(hostDir, c.Name, "pool", "pool.img"), Type: v1.DeviceTypeLoopFile, SizeBytes: poolSizeBytes}}}}
+		return
+	}
+	values.Site.ClusterID = string(c.ChartID)
+	values.StorageCluster.Create = true
+}
+
+// ReplicationInterval is the sites' snapshot interval, whoever makes their
+// storage cluster (the chart's values, the hub's request): Ramen's
+// five minutes on the scenarios' time scale, roughly.
+const ReplicationInterval = 10 * time.Second
 
 // poolSizeBytes is each site's pool (a sparse image: what is written takes
 // room). Nothing reaps the chains earlier runs left (their data, and the
@@ -114,6 +136,20 @@ func (in *Infra) install(ctx context.Context, c Cluster, image string, values ch
 	if err != nil {
 		return "", err
 	}
+	objects, err := in.objects(c)
+	if err != nil {
+		return "", err
+	}
+	storage, err := siteStorageCluster(ctx, objects)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", c.Name, err)
+	}
+	if err := checkStorageMaker(storage, in.byHub(c), c); err != nil {
+		return "", err
+	}
+	if storage == nil && in.byHub(c) {
+		return in.installAwaitingHub(ctx, c, t, values)
+	}
 	endpoint := fmt.Sprintf("https://%s:%d", values.CrossSite.Host, values.CrossSite.StorageAPINodePort)
 	moved := in.localEndpoint(ctx, c) != endpoint
 	rel, err := chart.Apply(ctx, t, values)
@@ -141,6 +177,33 @@ func (in *Infra) install(ctx context.Context, c Cluster, image string, values ch
 		return "", err
 	}
 	return fmt.Sprintf("release %s revision %d (%s)", rel.Name, rel.Version, image), nil
+}
+
+// installAwaitingHub installs the release of a site whose storage cluster
+// the hub has not deployed yet: the node agent and the CSI driver mount the
+// CSI secret the operator writes only for a storage cluster, so they wait
+// for it, and the install waits for the operator alone, which the hub's
+// discovery run needs.
+func (in *Infra) installAwaitingHub(ctx context.Context, c Cluster, t chart.Target, values chart.Values) (string, error) {
+	t.Wait = false
+	rel, err := chart.Apply(ctx, t, values)
+	if err != nil {
+		return "", fmt.Errorf("the chart: %w", err)
+	}
+	clientset, _, err := in.Client(c)
+	if err != nil {
+		return "", err
+	}
+	if err := poll.Until(ctx, installLimit, func() (bool, string) {
+		operator, err := clientset.AppsV1().Deployments("baton-system").Get(ctx, "baton-controller", metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		return operator.Status.AvailableReplicas >= 1, "the operator baton-controller is not Available yet"
+	}); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("release %s revision %d (%s), operator Available; its storage cluster awaits the hub", rel.Name, rel.Version, values.Image.Tag), nil
 }
 
 // loadImage puts the image into the node's containerd, as kind load
@@ -216,15 +279,15 @@ func (in *Infra) siteReady(ctx context.Context, c Cluster) error {
 // the chart's peers, which each operator writes into its CSI secret
 // (local: false); the CSI driver's pods that read the secret at their
 // start are restarted where it changed.
+//
+// With OCM, HubDeployed's release has no storage cluster until the hub
+// deploys one (batonctl realbed ocm deploy-storage): Deploy then stops
+// after the installs, saying so, and Peers registers the peers after it.
 func (in *Infra) Deploy(ctx context.Context, image string) error {
-	if err := checkImage(ctx, image, "ci/realbed/baton-image.sh"); err != nil {
-		return err
-	}
-	ca, err := loadOrMakeCA(in.Paths)
+	ca, err := in.deployment(ctx, image)
 	if err != nil {
 		return err
 	}
-	peers := map[string]chart.Peer{}
 	if err := in.eachSite(func(c Cluster) error {
 		return in.phase("install baton's chart in "+c.Name, func() (string, error) {
 			values, err := in.values(ctx, c, image, ca, in.peersOf(ctx, c))
@@ -236,6 +299,53 @@ func (in *Infra) Deploy(ctx context.Context, image string) error {
 	}); err != nil {
 		return err
 	}
+	for _, c := range Sites() {
+		if !in.byHub(c) {
+			continue
+		}
+		if _, err := in.StorageClusterID(ctx, c); err != nil {
+			in.Printf("%v; the peers follow it (batonctl realbed peers IMAGE)", err)
+			return nil
+		}
+	}
+	return in.registerPeers(ctx, image, ca)
+}
+
+// Peers registers each site as the other's peer once both run a storage
+// cluster -- after the hub deployed HubDeployed's -- and restarts the CSI
+// driver where its secret changed.
+func (in *Infra) Peers(ctx context.Context, image string) error {
+	ca, err := in.deployment(ctx, image)
+	if err != nil {
+		return err
+	}
+	if err := in.eachSite(func(c Cluster) error {
+		return in.phase(c.Name+" ready", func() (string, error) {
+			id, err := in.StorageClusterID(ctx, c)
+			if err != nil {
+				return "", err
+			}
+			return "storage cluster " + string(id), in.siteReady(ctx, c)
+		})
+	}); err != nil {
+		return err
+	}
+	return in.registerPeers(ctx, image, ca)
+}
+
+// deployment checks the image and reads (or makes, once) the bed's CA.
+func (in *Infra) deployment(ctx context.Context, image string) (*bedCA, error) {
+	if err := checkImage(ctx, image, "ci/realbed/baton-image.sh"); err != nil {
+		return nil, err
+	}
+	return loadOrMakeCA(in.Paths)
+}
+
+// registerPeers hands each site's own entry of its CSI secret to the other
+// site's release as its peers, and restarts the CSI driver where that
+// changed the secret.
+func (in *Infra) registerPeers(ctx context.Context, image string, ca *bedCA) error {
+	peers := map[string]chart.Peer{}
 	for _, c := range Sites() {
 		t, err := in.target(c)
 		if err != nil {
@@ -304,7 +414,8 @@ func (in *Infra) localEndpoint(ctx context.Context, c Cluster) string {
 	if err != nil {
 		return ""
 	}
-	if e, ok := doc.Entry(c.ID); ok && e.Local {
+	if local := doc.Local(); len(local) == 1 {
+		e, _ := doc.Entry(local[0])
 		return e.Endpoint
 	}
 	return ""

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/baton-dr/baton/bed/real/ocm"
 	"github.com/baton-dr/baton/storageapi"
 )
 
@@ -22,7 +23,7 @@ type Facts struct {
 	ZFS, DRBD bool
 	// HubOCM: the hub serves OCM's ManagedCluster API (cluster-manager).
 	HubOCM bool
-	// HubController: baton-hub runs on the hub.
+	// HubController: baton-hub runs on the hub (its Deployment Available).
 	HubController bool
 	// CSIAddons: each site serves the VolumeReplication API (the
 	// csi-addons controller's CRDs).
@@ -74,12 +75,7 @@ func (in *Infra) ReadFacts(ctx context.Context, catalogue []string) (Facts, erro
 	if err != nil {
 		return f, err
 	}
-	if f.HubOCM, err = servesResource(hub, "cluster.open-cluster-management.io/v1", "managedclusters"); err != nil {
-		return f, fmt.Errorf("%s: %w", Hub.Name, err)
-	}
-	if _, err := hub.AppsV1().Deployments("baton-system").Get(ctx, "baton-hub", metav1.GetOptions{}); err == nil {
-		f.HubController = true
-	} else if !apierrors.IsNotFound(err) {
+	if f.HubOCM, f.HubController, err = hubFacts(ctx, hub); err != nil {
 		return f, fmt.Errorf("%s: %w", Hub.Name, err)
 	}
 	for _, c := range Sites() {
@@ -95,6 +91,24 @@ func (in *Infra) ReadFacts(ctx context.Context, catalogue []string) (Facts, erro
 		}
 	}
 	return f, nil
+}
+
+// hubFacts read the hub: does it serve OCM's ManagedCluster API, and does
+// baton-hub run there -- its Deployment in its own namespace, where
+// ocm.Install puts it (deploy/hub/hub.yaml's), not baton-system, which is
+// the sites' namespace and does not exist on the hub.
+func hubFacts(ctx context.Context, hub kubernetes.Interface) (ocmAPI, controller bool, err error) {
+	if ocmAPI, err = servesResource(hub, "cluster.open-cluster-management.io/v1", "managedclusters"); err != nil {
+		return false, false, err
+	}
+	d, err := hub.AppsV1().Deployments(ocm.HubControllerNamespace).Get(ctx, "baton-hub", metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return ocmAPI, false, nil
+	}
+	if err != nil {
+		return ocmAPI, false, err
+	}
+	return ocmAPI, d.Status.AvailableReplicas > 0, nil
 }
 
 func moduleLoaded(name string) bool {

@@ -23,8 +23,12 @@ type Cluster struct {
 	PodSubnet netip.Prefix
 	// ServiceSubnet is the cluster's service range.
 	ServiceSubnet netip.Prefix
-	// ID is a site's storage cluster UUID (deploy.sh names the same).
-	ID chain.ClusterID
+	// ChartID is the storage cluster UUID the bed's chart values give the
+	// site when the chart makes its StorageCluster (site A; site B with
+	// BATON_REALBED_OCM=0). A StorageCluster the hub deploys through OCM
+	// draws its own UUID on the site: Infra.StorageClusterID reads the one
+	// a site runs, whichever made it.
+	ChartID chain.ClusterID
 }
 
 // Node is the name of the cluster's one node (its container too).
@@ -43,9 +47,9 @@ func (c Cluster) NodePodCIDR() netip.Prefix {
 var (
 	Hub   = Cluster{Name: "baton-hub", PodSubnet: prefix("10.240.0.0/16"), ServiceSubnet: prefix("10.110.0.0/16")}
 	SiteA = Cluster{Name: "baton-site-a", Site: "site-a", PodSubnet: prefix("10.241.0.0/16"), ServiceSubnet: prefix("10.111.0.0/16"),
-		ID: "0000000a-0000-4000-8000-00000000000a"}
+		ChartID: "0000000a-0000-4000-8000-00000000000a"}
 	SiteB = Cluster{Name: "baton-site-b", Site: "site-b", PodSubnet: prefix("10.242.0.0/16"), ServiceSubnet: prefix("10.112.0.0/16"),
-		ID: "0000000b-0000-4000-8000-00000000000b"}
+		ChartID: "0000000b-0000-4000-8000-00000000000b"}
 
 	// KindSubnet is the docker network the nodes share (KindNetwork): where the
 	// sites reach each other and the hub (the nodes' addresses).

@@ -233,6 +233,17 @@ func (b *Bed) deleteNamespace(s *site) error {
 	var errs []error
 	if err := s.client.CoreV1().Namespaces().Delete(ctx, b.namespace(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		errs = append(errs, err)
+	} else {
+		// Until it is gone its Services hold their NodePorts: the next
+		// scenario of the same run, whose application takes the same port,
+		// was refused one ("provided port is already allocated").
+		errs = append(errs, poll.Until(ctx, b.options.ActionLimit, func() (bool, string) {
+			_, err := s.client.CoreV1().Namespaces().Get(ctx, b.namespace(), metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				return true, ""
+			}
+			return false, fmt.Sprintf("%s: the namespace %s is still there (%v)", s.Name, b.namespace(), err)
+		}))
 	}
 	err := s.client.CoreV1().PersistentVolumes().DeleteCollection(ctx, metav1.DeleteOptions{},
 		metav1.ListOptions{LabelSelector: "baton.dev/scenario-run=" + b.run})

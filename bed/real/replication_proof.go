@@ -163,7 +163,11 @@ func (in *Infra) Store(ctx context.Context, c Cluster) (*sitecontroller.Store, e
 	if err != nil {
 		return nil, err
 	}
-	return sitecontroller.NewStore(sitecontroller.StoreConfig{Client: cl, Namespace: "baton-system", Cluster: c.ID,
+	id, err := storageClusterID(ctx, cl, c)
+	if err != nil {
+		return nil, err
+	}
+	return sitecontroller.NewStore(sitecontroller.StoreConfig{Client: cl, Namespace: "baton-system", Cluster: id,
 		ClusterName: c.Name, Context: ctx, CallTimeout: 20 * time.Second})
 }
 

@@ -398,7 +398,7 @@ func siteValues(t *testing.T, c Cluster) chart.Values {
 		t.Fatal(err)
 	}
 	values.Image.Tag = "0123456789ab"
-	values.Site = chart.Site{Name: c.Name, ClusterID: string(c.ID)}
+	values.Site = chart.Site{Name: c.Name, ClusterID: string(c.ChartID)}
 	values.Storage.HostDir = hostDir
 	values.StorageCluster.Create = true
 	return values

@@ -27,9 +27,9 @@ func (b *Bed) recordSyncs(records map[chain.Ref][]chain.Member) {
 		}
 		pairings = slices.DeleteFunc(pairings, func(p core.Pairing) bool { _, ours := rootOf[p.Source]; return !ours })
 		to := func(p core.Pairing) string {
-			for _, c := range Sites() {
-				if c.ID == p.Target {
-					return c.Site
+			for _, other := range b.sites {
+				if other.ID == p.Target {
+					return other.Site
 				}
 			}
 			return string(p.Target)

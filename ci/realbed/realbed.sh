@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # `make realbed`: the real bed, end to end. Brings the clusters up (up.sh),
 # builds baton's image (baton-image.sh), deploys baton into each site
-# (batonctl realbed deploy), runs the claim round trip in both at once
-# (proof.sh), proves A->B replication, installs OCM on the hub and joins both
-# sites to it (unless BATON_REALBED_OCM=0), prints what is up and how to reach
+# (batonctl realbed deploy), installs OCM on the hub and joins both sites to
+# it, deploys site-b's storage through the hub and registers the peers
+# (unless BATON_REALBED_OCM=0: then the chart makes site-b's storage too),
+# runs the claim round trip in both at once (proof.sh), proves A->B
+# replication, prints what is up and how to reach
 # it, builds (cached) the application images, runs REALBED_SCENARIOS on it (wordpress/failover gitea/relocate by
 # default; empty runs none) into REALBED_OUT, and ends with the one line of
 # what the bed still lacks (`batonctl realbed lacking`, read off the host
@@ -39,28 +41,36 @@ t=$SECONDS
 image=$(bash "$realbed_dir/baton-image.sh") || die "building baton's image failed"
 log "[$((SECONDS - started)) s] baton's image $image: $((SECONDS - t)) s"
 ctl=$(batonctl)
+# baton's chart in both sites. With OCM (the default) site-b's release has
+# no storage cluster: the hub deploys it below, and the peers follow it.
 step "baton deployed" "$ctl" realbed deploy "$image"
-step "claim round trip in $SITES" proofs
-t=$SECONDS
-replicated=$("$ctl" realbed prove-replication) || die "the cross-site replication proof failed"
-log "[$((SECONDS - started)) s] $replicated: $((SECONDS - t)) s"
 # OCM on the hub (bed/real/ocm, docs/realbed.md "OCM on the hub"): OCM's
 # registration controller and baton-hub on the hub, each site's klusterlet
 # (registration and work agents) and baton's view agent, both sites joined
-# and accepted; each of its steps printed with its time. Its image is cached
-# (cold: about 27 minutes). BATON_REALBED_OCM=0 leaves it out. Site B's
-# storage is still made by the chart, not through a StorageSiteDeployment.
+# and accepted; then site-b's storage deployed from the hub (a
+# StorageSiteDeployment: discovery, the draft approved, the StorageCluster
+# arriving through ManifestWork, Online) and, with its cluster UUID, each
+# site registered as the other's peer. Each of its steps printed with its
+# time. Its image is cached (cold: about 27 minutes). BATON_REALBED_OCM=0
+# leaves it out, and the chart makes site-b's storage cluster.
 if [ "${BATON_REALBED_OCM:-1}" != 0 ]; then
 	t=$SECONDS
 	ocm_image=$(bash "$realbed_dir/ocm-image.sh") || die "building OCM's image failed"
 	log "[$((SECONDS - started)) s] OCM's image $ocm_image: $((SECONDS - t)) s"
 	step "OCM on the hub, both sites joined" "$ctl" realbed ocm install --ocm-image "$ocm_image" --baton-image "$image"
+	step "site-b's storage deployed through the hub" "$ctl" realbed ocm deploy-storage site-b
+	step "peers registered" "$ctl" realbed peers "$image"
 fi
+step "claim round trip in $SITES" proofs
+t=$SECONDS
+replicated=$("$ctl" realbed prove-replication) || die "the cross-site replication proof failed"
+log "[$((SECONDS - started)) s] $replicated: $((SECONDS - t)) s"
 
 echo "real bed up in $((SECONDS - started)) s (private dockerd: export DOCKER_HOST=$DOCKER_HOST)"
 for c in $CLUSTERS; do
 	case " $SITES " in
-	*" $c "*) what="baton ${image##*:} (operator, node agent on btrfs, CSI driver), claim round trip passed, replicating to its peer" ;;
+	*" $c "*) what="baton ${image##*:} (operator, node agent on btrfs, CSI driver), claim round trip passed, replicating to its peer"
+		if [ "$c" = baton-site-b ] && [ "${BATON_REALBED_OCM:-1}" != 0 ]; then what="$what; its storage cluster deployed by the hub through OCM"; fi ;;
 	*) what="OCM's registration controller and baton-hub, both sites accepted"
 		if [ "${BATON_REALBED_OCM:-1}" = 0 ]; then what="kind cluster only"; fi ;;
 	esac

@@ -52,7 +52,7 @@ ranges, on the docker network baton-realbed.`,
 		},
 	}, &cobra.Command{
 		Use:   "deploy IMAGE",
-		Short: "deploy baton (IMAGE, from ci/realbed/baton-image.sh) into both sites and register each as the other's peer",
+		Short: "deploy baton (IMAGE, from ci/realbed/baton-image.sh) into both sites and register each as the other's peer (with OCM: site-b's peers once the hub deployed its storage, batonctl realbed peers)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			in, err := newInfra(cmd)
@@ -60,6 +60,17 @@ ranges, on the docker network baton-realbed.`,
 				return err
 			}
 			return in.Deploy(cmd.Context(), args[0])
+		},
+	}, &cobra.Command{
+		Use:   "peers IMAGE",
+		Short: "once both sites run a storage cluster (site-b's deployed through the hub), register each as the other's peer",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			in, err := newInfra(cmd)
+			if err != nil {
+				return err
+			}
+			return in.Peers(cmd.Context(), args[0])
 		},
 	}, &cobra.Command{
 		Use:   "prove-replication",

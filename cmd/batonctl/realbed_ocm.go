@@ -136,7 +136,8 @@ func (b *ocmBed) deployStorage(ctx context.Context, cmd *cobra.Command, name str
 	if err != nil {
 		return err
 	}
-	d, err := ocm.DeployStorage(ctx, b.p, hub, ocm.Request(name+"-storage", name, siteNamespace, name, []string{site.Node()}))
+	d, err := ocm.DeployStorage(ctx, b.p, hub, ocm.Request(name+"-storage", name, siteNamespace, name, []string{site.Node()},
+		real.ReplicationInterval))
 	if err != nil {
 		return err
 	}

@@ -24,15 +24,17 @@ const RequestNamespace = "baton-requests"
 // Request is the bed's request for a site's storage: a discovery of the
 // named nodes with the loop files the site's operator proposes, and a
 // btrfs pool of one replica per volume (the bed's kernel has no DRBD or
-// ZFS), in a StorageCluster named clusterName. It is not approved: the
-// approval follows the review of the draft (DeployStorage).
-func Request(name, site, siteNamespace, clusterName string, nodes []string) *v1.StorageSiteDeployment {
+// ZFS), in a StorageCluster named clusterName that ships snapshots every
+// replicationInterval (0: the API's default). It is not
+// approved: the approval follows the review of the draft (DeployStorage).
+func Request(name, site, siteNamespace, clusterName string, nodes []string, replicationInterval time.Duration) *v1.StorageSiteDeployment {
 	return &v1.StorageSiteDeployment{
 		ObjectMeta: metav1.ObjectMeta{Namespace: RequestNamespace, Name: name},
 		Spec: v1.StorageSiteDeploymentSpec{Site: site, SiteNamespace: siteNamespace,
 			Discovery: v1.OperatorOpsSpec{NodeNames: nodes, Devices: v1.DeviceFilter{AllowLoopFiles: true}},
 			Sizing: &v1.Sizing{ClusterName: clusterName, StorageLayout: v1.StorageLayout{
-				Pool: v1.PoolLayout{Name: "baton", Backend: v1.BackendBtrfs}, PlaceCount: 1}}},
+				Pool: v1.PoolLayout{Name: "baton", Backend: v1.BackendBtrfs}, PlaceCount: 1,
+				ReplicationInterval: metav1.Duration{Duration: replicationInterval}}}},
 	}
 }
 

@@ -127,7 +127,7 @@ func TestOCMDeploysASitesStorageOnKind(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	request := ocm.Request("site-b-storage", managedName, siteNamespace, "site-b", []string{testSite + "-control-plane"})
+	request := ocm.Request("site-b-storage", managedName, siteNamespace, "site-b", []string{testSite + "-control-plane"}, real.ReplicationInterval)
 	d, err := ocm.Submit(ctx, p, hubC, request)
 	if err != nil {
 		t.Fatal(err)
