@@ -252,7 +252,7 @@ func (p *Pool) DestroyVolume(name string) error {
 // while it was open): btrfs could not free the volume's space while the file
 // is open, and the destroy would wait for it.
 func (p *Pool) checkNotAttached(ctx context.Context, name, action string) error {
-	devices, err := p.losetup.List(ctx)
+	devices, err := loop.List(ctx)
 	if err != nil {
 		return err
 	}

@@ -43,7 +43,7 @@ func TestDetachWaitsUntilTheKernelLetsGo(t *testing.T) {
 	if err := l.Detach(short, device); err == nil || !strings.Contains(err.Error(), "still attached") {
 		t.Fatalf("detaching a device held open: %v, want a still-attached error", err)
 	}
-	if !attached(t, l, device, file) {
+	if !attached(t, device, file) {
 		t.Fatal("the held device is gone while held")
 	}
 
@@ -81,14 +81,14 @@ func TestDetachWaitsUntilTheKernelLetsGo(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("Detach after the holder closed: %v", err)
 	}
-	if attached(t, l, device, file) {
+	if attached(t, device, file) {
 		t.Fatal("Detach returned while the device was still attached")
 	}
 }
 
-func attached(t *testing.T, l Losetup, device, file string) bool {
+func attached(t *testing.T, device, file string) bool {
 	t.Helper()
-	devices, err := l.List(context.Background())
+	devices, err := List(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
