@@ -68,7 +68,7 @@ func New(options Options) (*Replicator, error) {
 		options.CommandTimeout = DefaultCommandTimeout
 	}
 	if options.OpenDevice == nil {
-		options.OpenDevice = openLocalDevice
+		options.OpenDevice = backend.OpenLocalDevice
 	}
 	r := &Replicator{options: options}
 	proc, err := r.output(nil, "cat", "/proc/drbd")

@@ -47,7 +47,7 @@ func New(options Options) (*Pool, error) {
 		options.CommandTimeout = DefaultCommandTimeout
 	}
 	if options.OpenDevice == nil {
-		options.OpenDevice = openLocalDevice
+		options.OpenDevice = backend.OpenLocalDevice
 	}
 	p := &Pool{options: options}
 	if _, err := p.zfs("list", "-H", "-p", "-o", "name", options.Dataset); err != nil {
