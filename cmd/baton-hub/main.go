@@ -17,7 +17,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/baton-dr/baton/controllers/hub"
 	viewv1beta1 "github.com/baton-dr/baton/controllers/hub/view/v1beta1"
@@ -51,28 +50,19 @@ Flags:
 // options are the command's flags.
 type options struct {
 	kubeconfig              string
-	metricsAddress          string
-	probeAddress            string
+	serving                 command.Serving
 	leaderElect             bool
 	leaderElectionNamespace string
 }
 
 func parseFlags(args []string, output io.Writer) (options, error) {
-	var o options
+	o := options{serving: command.Serving{Metrics: ":8080", Probes: ":8081"}}
 	flags := command.NewFlagSet("baton-hub", usage, output)
 	flags.StringVar(&o.kubeconfig, "kubeconfig", "", "path to the hub's kubeconfig (default: $KUBECONFIG, else in-cluster)")
-	flags.StringVar(&o.metricsAddress, "metrics-bind-address", ":8080", `address of the Prometheus metrics endpoint; "0" turns it off`)
-	flags.StringVar(&o.probeAddress, "health-probe-bind-address", ":8081", `address of /healthz and /readyz; "0" turns them off`)
+	o.serving.AddFlags(flags)
 	flags.BoolVar(&o.leaderElect, "leader-elect", false, "elect one active hub controller among replicas (a Lease in --leader-election-namespace)")
 	flags.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "baton-hub", "namespace of the leader-election Lease")
-	if err := flags.Parse(args); err != nil {
-		return o, err
-	}
-	if flags.NArg() > 0 {
-		flags.Usage()
-		return o, fmt.Errorf("unexpected arguments %q", flags.Args())
-	}
-	return o, nil
+	return o, command.Parse(flags, args)
 }
 
 func main() {
@@ -103,8 +93,8 @@ func serve(ctx context.Context, o options, log logr.Logger) error {
 	ours := labels.SelectorFromSet(labels.Set{hub.ManagedByLabel: hub.ManagedByValue})
 	manager, err := ctrl.NewManager(config, ctrl.Options{
 		Scheme:                  scheme,
-		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddress},
-		HealthProbeBindAddress:  o.probeAddress,
+		Metrics:                 o.serving.MetricsOptions(),
+		HealthProbeBindAddress:  o.serving.ProbeAddress(),
 		LeaderElection:          o.leaderElect,
 		LeaderElectionID:        "baton-hub.storage.baton.dev",
 		LeaderElectionNamespace: o.leaderElectionNamespace,

@@ -24,6 +24,9 @@ func RunManager[O any](ctx context.Context, name string, args []string, stdout, 
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
+	if errors.Is(err, ErrUsage) {
+		return 2 // the flag set printed why
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, name+":", err)
 		return 2
