@@ -1,6 +1,7 @@
 package bed
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -46,11 +47,57 @@ func (r Records) Check(checker *chain.Checker) []error {
 	return problems
 }
 
-// Draw draws every chain as the sites record it: clusters are the sites'
-// clusters, siteOf names a cluster's site in the scenario ("" for none of
-// the bed's), and pairings are the sites' pairings by their source, which
-// give each member its last sync.
-func (r Records) Draw(clusters []chain.ClusterID, siteOf func(chain.ClusterID) string, pairings map[chain.Ref]core.Pairing) ([]reports.Chain, error) {
+// SiteStore is what a bed reads of a site's records (controllers/site's
+// Store over the site's API server).
+type SiteStore interface {
+	Volumes() ([]core.Volume, error)
+	Pairings() ([]core.Pairing, error)
+}
+
+// RecordedSite is one of a bed's sites, as its records are read: its name in
+// the scenario, its storage cluster and its records.
+type RecordedSite struct {
+	Name    string
+	Cluster chain.ClusterID
+	Store   SiteStore
+}
+
+// ReadRecords gathers every chain's members from every site's records; a
+// non-nil keep keeps only the chains whose root it holds (a bed whose sites
+// outlive its runs keeps the run's).
+func ReadRecords(sites []RecordedSite, keep func(root chain.Ref) bool) (Records, error) {
+	out := Records{}
+	for _, s := range sites {
+		volumes, err := s.Store.Volumes()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.Name, err)
+		}
+		for _, v := range volumes {
+			if keep == nil || keep(v.Root) {
+				out[v.Root] = append(out[v.Root], v.Member)
+			}
+		}
+	}
+	return out, nil
+}
+
+// Draw draws every chain as the sites record it, each member named by its
+// site and given its pairing's last sync.
+func (r Records) Draw(sites []RecordedSite) ([]reports.Chain, error) {
+	var clusters []chain.ClusterID
+	names := map[chain.ClusterID]string{}
+	pairings := map[chain.Ref]core.Pairing{}
+	for _, s := range sites {
+		clusters = append(clusters, s.Cluster)
+		names[s.Cluster] = s.Name
+		ps, err := s.Store.Pairings()
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range ps {
+			pairings[p.Source] = p
+		}
+	}
 	var out []reports.Chain
 	for _, root := range r.Roots() {
 		walk, err := chain.Resolve(r, clusters, root)
@@ -59,7 +106,7 @@ func (r Records) Draw(clusters []chain.ClusterID, siteOf func(chain.ClusterID) s
 		}
 		c := reports.Chain{Handle: root.String()}
 		for _, m := range walk.Walk {
-			member := reports.Member{Ref: m.Ref.String(), Site: siteOf(m.Ref.Cluster), Generation: m.Generation, State: m.State.String()}
+			member := reports.Member{Ref: m.Ref.String(), Site: names[m.Ref.Cluster], Generation: m.Generation, State: m.State.String()}
 			if p, ok := pairings[m.Ref]; ok {
 				member.LastSync = p.Last.At
 			}

@@ -39,9 +39,9 @@ func TestRecordsDrawEveryChainAcrossTheSites(t *testing.T) {
 		t.Fatalf("members of %s on %s: %v", root, b, m)
 	}
 	synced := time.Unix(1000, 0)
-	names := map[chain.ClusterID]string{a: "a", b: "b"}
-	drawn, err := records.Draw([]chain.ClusterID{a, b}, func(c chain.ClusterID) string { return names[c] },
-		map[chain.Ref]core.Pairing{root: {Pairing: replication.Pairing{Source: root, Last: replication.Sync{At: synced}}}})
+	drawn, err := records.Draw([]RecordedSite{{Name: "a", Cluster: a, Store: recordsDouble{pairings: []core.Pairing{
+		{Pairing: replication.Pairing{Source: root, Last: replication.Sync{At: synced}}}}}},
+		{Name: "b", Cluster: b, Store: recordsDouble{}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,5 +55,33 @@ func TestRecordsDrawEveryChainAcrossTheSites(t *testing.T) {
 	}
 	if problems := records.Check(chain.NewChecker()); len(problems) != 0 {
 		t.Errorf("a well-formed fail-over's chain has problems: %v", problems)
+	}
+}
+
+// recordsDouble stands in for a site's Store (controllers/site, over an API
+// server this package's tests do not start): fixed records.
+type recordsDouble struct {
+	volumes  []core.Volume
+	pairings []core.Pairing
+}
+
+func (d recordsDouble) Volumes() ([]core.Volume, error)   { return d.volumes, nil }
+func (d recordsDouble) Pairings() ([]core.Pairing, error) { return d.pairings, nil }
+
+// ReadRecords gathers the members by their chain's root, keeping only the
+// roots keep holds.
+func TestReadRecordsKeepsTheChainsAsked(t *testing.T) {
+	root := mustRef(t, "0000000a-0000-4000-8000-00000000000a:c5e4b535-d68b-4195-8ed3-2ac870774f09")
+	other := mustRef(t, "0000000a-0000-4000-8000-00000000000a:0a000000-d68b-4195-8ed3-2ac870774f09")
+	store := recordsDouble{volumes: []core.Volume{{Member: chain.Member{Ref: root, Root: root}},
+		{Member: chain.Member{Ref: other, Root: other}}}}
+	sites := []RecordedSite{{Name: "a", Cluster: root.Cluster, Store: store}}
+	all, err := ReadRecords(sites, nil)
+	if err != nil || len(all) != 2 {
+		t.Fatalf("all records: %v, %v", all, err)
+	}
+	ours, err := ReadRecords(sites, func(r chain.Ref) bool { return r == root })
+	if err != nil || len(ours) != 1 || len(ours[root]) != 1 {
+		t.Fatalf("the kept records: %v, %v", ours, err)
 	}
 }

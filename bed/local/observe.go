@@ -6,8 +6,6 @@ import (
 
 	"github.com/baton-dr/baton/bed"
 	"github.com/baton-dr/baton/reports"
-	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/core"
 )
 
 // event records one line of the timeline and of the bed's log.
@@ -52,18 +50,14 @@ func (b *Bed) observe() {
 }
 
 // records gathers every chain's members from every site's API server.
-func (b *Bed) records() (bed.Records, error) {
-	out := bed.Records{}
+func (b *Bed) records() (bed.Records, error) { return bed.ReadRecords(b.recordedSites(), nil) }
+
+func (b *Bed) recordedSites() []bed.RecordedSite {
+	var out []bed.RecordedSite
 	for _, s := range b.sites {
-		volumes, err := s.store.Volumes()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", s.name, err)
-		}
-		for _, v := range volumes {
-			out[v.Root] = append(out[v.Root], v.Member)
-		}
+		out = append(out, bed.RecordedSite{Name: s.name, Cluster: s.cluster, Store: s.store})
 	}
-	return out, nil
+	return out
 }
 
 // Chains draws every chain as the sites record it.
@@ -72,19 +66,5 @@ func (b *Bed) Chains() ([]reports.Chain, error) {
 	if err != nil {
 		return nil, err
 	}
-	var clusters []chain.ClusterID
-	names := map[chain.ClusterID]string{}
-	pairings := map[chain.Ref]core.Pairing{}
-	for _, s := range b.sites {
-		clusters = append(clusters, s.cluster)
-		names[s.cluster] = s.name
-		ps, err := s.store.Pairings()
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range ps {
-			pairings[p.Source] = p
-		}
-	}
-	return records.Draw(clusters, func(c chain.ClusterID) string { return names[c] }, pairings)
+	return records.Draw(b.recordedSites())
 }

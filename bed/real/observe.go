@@ -7,7 +7,6 @@ import (
 	"github.com/baton-dr/baton/bed"
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/core"
 )
 
 // event records one line of the timeline and of the bed's log.
@@ -77,19 +76,15 @@ func (b *Bed) records() (bed.Records, error) {
 			}
 		}
 	}
-	out := bed.Records{}
+	return bed.ReadRecords(b.recordedSites(), func(root chain.Ref) bool { return ours[root] })
+}
+
+func (b *Bed) recordedSites() []bed.RecordedSite {
+	var out []bed.RecordedSite
 	for _, s := range b.sites {
-		volumes, err := s.store.Volumes()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", s.Name, err)
-		}
-		for _, v := range volumes {
-			if ours[v.Root] {
-				out[v.Root] = append(out[v.Root], v.Member)
-			}
-		}
+		out = append(out, bed.RecordedSite{Name: s.Site, Cluster: s.ID, Store: s.store})
 	}
-	return out, nil
+	return out
 }
 
 // Chains draws every chain of the run as the sites record it.
@@ -98,19 +93,5 @@ func (b *Bed) Chains() ([]reports.Chain, error) {
 	if err != nil {
 		return nil, err
 	}
-	var clusters []chain.ClusterID
-	names := map[chain.ClusterID]string{}
-	pairings := map[chain.Ref]core.Pairing{}
-	for _, s := range b.sites {
-		clusters = append(clusters, s.ID)
-		names[s.ID] = s.Site
-		ps, err := s.store.Pairings()
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range ps {
-			pairings[p.Source] = p
-		}
-	}
-	return records.Draw(clusters, func(c chain.ClusterID) string { return names[c] }, pairings)
+	return records.Draw(b.recordedSites())
 }

@@ -9,8 +9,6 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/baton-dr/baton/node/exec"
 )
 
 // TestListReadsTheKernelsView attaches a real file with direct I/O, fences
@@ -18,20 +16,8 @@ import (
 // the backing path, the flags, the backing file's identity by stat, and the
 // device node's own identity (what a loop device attached over it shows).
 func TestListReadsTheKernelsView(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("attaches loop devices: run as root")
-	}
-	l := Losetup{Cmder: exec.Local{}}
-	file := filepath.Join(t.TempDir(), "listed.img")
-	if err := os.WriteFile(file, make([]byte, 1<<20), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	l, file, device := attachTemp(t, "listed.img", true)
 	ctx := context.Background()
-	device, err := l.Attach(ctx, file, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Detach(ctx, device) })
 	f, err := os.Open(device)
 	if err != nil {
 		t.Fatal(err)
