@@ -6,9 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/tools/clientcmd"
@@ -65,11 +62,7 @@ func parseFlags(args []string, output io.Writer) (options, error) {
 	return o, nil
 }
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
-}
+func main() { command.MainManager(run) }
 
 // run is the whole command: 0 after a clean shutdown, 1 when the agent
 // cannot run, 2 for bad flags.
