@@ -116,8 +116,10 @@ func Scan(ctx context.Context) (devices []Device, unanswered []string, err error
 		sys := filepath.Dir(filepath.Dir(f))
 		d, err := readDevice(sys)
 		switch {
-		case errors.Is(err, os.ErrNotExist) || errors.Is(err, unix.ENXIO):
-			continue // detached between the glob and the look, or being run down
+		case errors.Is(err, os.ErrNotExist) || errors.Is(err, unix.ENXIO) || errors.Is(err, unix.ENODEV):
+			// Detached between the glob and the look, or being run down:
+			// sysfs answers a read of a going device's attributes ENODEV.
+			continue
 		case errors.Is(err, ErrOpenBlocked):
 			unanswered = append(unanswered, d.Name)
 			continue
