@@ -1,7 +1,6 @@
 package csi
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/moby/sys/mountinfo"
 	"golang.org/x/sys/unix"
 
 	"github.com/baton-dr/baton/storage/core"
@@ -99,31 +99,8 @@ func (OSMounter) Mounted(_ context.Context, path string) (bool, error) {
 	} else if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
-	f, err := os.Open("/proc/self/mountinfo")
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	return mountedIn(f, abs)
-}
-
-// mountedIn scans a mountinfo table for the mount point path.
-func mountedIn(table io.Reader, path string) (bool, error) {
-	scanner := bufio.NewScanner(table)
-	scanner.Buffer(make([]byte, 64<<10), 1<<20)
-	for scanner.Scan() {
-		fields := strings.Fields(scanner.Text())
-		if len(fields) > 4 && unescapeMountinfo(fields[4]) == path {
-			return true, nil
-		}
-	}
-	return false, scanner.Err()
-}
-
-// unescapeMountinfo undoes the octal escapes of space, tab, newline and
-// backslash in mountinfo paths.
-func unescapeMountinfo(s string) string {
-	return strings.NewReplacer(`\040`, " ", `\011`, "\t", `\012`, "\n", `\134`, `\`).Replace(s)
+	mounts, err := mountinfo.GetMounts(mountinfo.SingleEntryFilter(abs))
+	return len(mounts) > 0, err
 }
 
 func (OSMounter) Resize(ctx context.Context, device, mountPath, fsType string) error {

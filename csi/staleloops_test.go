@@ -1,15 +1,14 @@
 package csi_test
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
+	"github.com/moby/sys/mountinfo"
 	"golang.org/x/sys/unix"
 )
 
@@ -171,35 +170,16 @@ func releaseLoop(device string) error {
 // mountsOf lists, in mountinfo's order, the mount points of this mount
 // namespace whose file system is on the block device rdev.
 func mountsOf(rdev uint64) ([]string, error) {
-	f, err := os.Open("/proc/self/mountinfo")
+	major, minor := int(unix.Major(rdev)), int(unix.Minor(rdev))
+	mounts, err := mountinfo.GetMounts(func(m *mountinfo.Info) (skip, stop bool) {
+		return m.Major != major || m.Minor != minor, false
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	want := fmt.Sprintf("%d:%d", unix.Major(rdev), unix.Minor(rdev))
 	var out []string
-	scanner := bufio.NewScanner(f)
-	for scanner.Scan() {
-		fields := strings.Fields(scanner.Text())
-		if len(fields) > 4 && fields[2] == want {
-			out = append(out, unescapeMountinfo(fields[4]))
-		}
+	for _, m := range mounts {
+		out = append(out, m.Mountpoint)
 	}
-	return out, scanner.Err()
-}
-
-// unescapeMountinfo undoes mountinfo's octal escapes (\040 for a space).
-func unescapeMountinfo(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
+	return out, nil
 }

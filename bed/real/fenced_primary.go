@@ -10,14 +10,13 @@ import (
 // checkPrimariesWritable holds bed.FencedPrimary on every running
 // application's volumes at every look at the records.
 //
-// The application itself does not show such a fence on this bed. The node
-// agent fences a member with its loop device's read-only flag (BLKROSET),
+// The application did not show such a fence on this bed: the node agent
+// fenced a member with its loop device's read-only flag (BLKROSET) only,
 // which the kernel checks on writes to the device node but not on the bios
-// of the file system mounted on it: it warns once ("Trying to write to
-// read-only block-device loopN") and lets them through, so ext4 and MariaDB
-// go on acknowledging writes (this host's 6.18 kernel: an fsync under a
-// mounted ext4 succeeds after `blockdev --setro`). The sites' records are
-// where the fence shows.
+// of the file system mounted on it (it warns "Trying to write to read-only
+// block-device loopN" and lets them through), so ext4 and MariaDB went on
+// acknowledging writes. The fence now shuts the file system down as well
+// (node/fence), but the sites' records stay where a fence shows first.
 func (b *Bed) checkPrimariesWritable(records map[chain.Ref][]chain.Member) {
 	for _, name := range b.appOrder {
 		a := b.apps[name]

@@ -681,3 +681,15 @@ func TestTheOvercommitRatioReachesTheStorageCluster(t *testing.T) {
 		}
 	}
 }
+
+// TestTheNodeAgentSeesTheNodesMounts: the node pods share the node's process
+// namespace, so that the agent's fence reads the mounts kubelet made, in
+// /proc/1's mount namespace, and shuts down the file systems on a fenced
+// volume (node/fence). Without it the agent's /proc/1 is its own container.
+func TestTheNodeAgentSeesTheNodesMounts(t *testing.T) {
+	for mode, values := range map[string]chart.Values{"btrfs": btrfsValues(t), "zfs-drbd": zfsValues(t)} {
+		if node := podSpecs(t, render(t, values).Objects)["baton-node"]; !node.HostPID {
+			t.Errorf("%s node pods: hostPID %v, want the node's processes", mode, node.HostPID)
+		}
+	}
+}

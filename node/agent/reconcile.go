@@ -50,7 +50,14 @@ func (a *Agent) converge(v core.VolumeSpec) error {
 		return err
 	}
 	pool := a.options.Pool
-	if err := pool.SetReadOnly(v.Dataset, readOnly(v, replica)); err != nil {
+	fenced := readOnly(v, replica)
+	if err := pool.SetReadOnly(v.Dataset, fenced); err != nil {
+		if !fenced {
+			// btrfs: a file system the fence shut down is still mounted
+			// and fails every write until remounted. The volume is not
+			// writable as its role says, and the status says so.
+			return fmt.Errorf("failed to lift the fence of %s: %w", v.Dataset, err)
+		}
 		return fmt.Errorf("failed to fence %s: %w", v.Dataset, err)
 	}
 	snaps, err := pool.Snapshots(v.Dataset)

@@ -14,8 +14,10 @@ import (
 // device is a volume opened for block I/O: a buffered descriptor of its loop
 // device. Writes land in the block device's page cache; Sync (fsync) pushes
 // them through the loop device into the head file and has btrfs make them
-// durable. The kernel enforces the fence: a block device marked read-only
-// refuses writes with EPERM, on descriptors opened before the fence too.
+// durable. The kernel enforces the fence on a device: a block device marked
+// read-only refuses writes through its node with EPERM, on descriptors
+// opened before the fence too (a mounted file system's writes the fence
+// stops by shutting it down, package fence).
 type device struct {
 	pool   *Pool
 	volume string

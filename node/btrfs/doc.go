@@ -21,9 +21,35 @@
 //     takes new space).
 //   - Device is a buffered descriptor of the volume's loop device, attached
 //     at the volume's first Open and detached at its last Close; Sync is
-//     fsync. The fence is the block device's read-only flag (BLKROSET),
-//     which the kernel checks on every write, so it holds for descriptors
-//     opened before it; volume.json keeps it across attachments and restarts.
+//     fsync. The fence (package fence) is the loop device's read-only flag
+//     (BLKROSET), which stops every write through the device node,
+//     descriptors opened before it too (EPERM, ErrRefused), and a shutdown
+//     (FS_IOC_SHUTDOWN, NOLOGFLUSH) of the ext4 or xfs mounted from the
+//     device, found by its device number in the node's mountinfo (/proc/1,
+//     the agent runs with hostPID): the flag alone lets a mounted file
+//     system's bios through. From the fence on, every write and fsync
+//     through that file system fails with EIO, and nothing more reaches
+//     the head file. volume.json keeps the fence across attachments and
+//     restarts, and is written first: a fence that fails is tried again by
+//     the agent's next pass.
+//   - A fence fails closed, and the volume stays recorded read-only: a file
+//     system without a shutdown mounted read-write from the device (btrfs,
+//     on Linux 6.18) is fence.ErrNoShutdown naming the device, its type and
+//     mount point; a device held exclusively with no mount of it in the
+//     node's namespace (the agent without hostPID) is fence.ErrUnseenHolder.
+//     A file system mounted read-only is left as it is: it writes nothing,
+//     and the read-only device refuses to remount it read-write.
+//   - Lifting the fence clears the flag. A file system the fence shut down
+//     stays shut down while it is mounted -- the kernel has no way back --
+//     so SetReadOnly(false) lifts the fence and returns
+//     fence.ErrStillShutDown naming the mount, on every call until it is
+//     unmounted: the agent reports "failed to lift the fence" rather than a
+//     promoted member that looks writable and fails every write. Once
+//     unmounted and mounted again (kubelet restaging the volume) the journal
+//     replays and the file system holds every write acknowledged before the
+//     fence. On unmount, a shut-down ext4 still writes the journal blocks it
+//     had committed before the fence to their home locations (the same
+//     data, other bytes of the head file); xfs writes nothing.
 //   - Snapshot flushes the loop device and takes a read-only snapshot of the
 //     head. Clone is a writable snapshot of a snapshot; btrfs ties no clone
 //     to its origin, so volume.json records the origin and the pool refuses

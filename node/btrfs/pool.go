@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/baton-dr/baton/node/exec"
+	"github.com/baton-dr/baton/node/fence"
 	"github.com/baton-dr/baton/node/loop"
 	"github.com/baton-dr/baton/storage/backend"
 )
@@ -36,6 +37,9 @@ type Options struct {
 	// buffered loops are what btrfs's checksums are safe with when a page
 	// changes while a direct write of it is in flight.
 	DirectIO bool
+	// Mounts is the mount namespace whose file systems on a volume a fence
+	// shuts down (package fence): the node's, through /proc/1, unless set.
+	Mounts fence.Namespace
 }
 
 // Pool is a btrfs filesystem on a loop device over a sparse file: one node's
@@ -53,6 +57,7 @@ type Pool struct {
 	btrfs    btrfsCommand
 	losetup  loop.Losetup
 	directIO bool
+	mounts   fence.Namespace
 	device   string                 // the loop device holding the filesystem
 	attached map[string]*attachment // loop devices of volumes, by volume
 	sending  map[string]int         // sends in flight, by snapshot path
@@ -87,6 +92,7 @@ func New(options Options) (*Pool, error) {
 		btrfs:    btrfsCommand{cmder: cmder},
 		losetup:  loop.Losetup{Cmder: cmder},
 		directIO: options.DirectIO,
+		mounts:   options.Mounts,
 		attached: map[string]*attachment{},
 		sending:  map[string]int{},
 	}

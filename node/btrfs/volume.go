@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/baton-dr/baton/node/loop"
+	"github.com/baton-dr/baton/node/fence"
 	"github.com/baton-dr/baton/storage/backend"
 )
 
@@ -280,7 +280,12 @@ func (p *Pool) checkNotAttached(ctx context.Context, name, action string) error 
 }
 
 // SetReadOnly records the fence in the volume's metadata and sets it on the
-// volume's loop device, if attached: open devices refuse writes at once.
+// volume's loop device, if attached: open devices refuse writes at once, and
+// a file system mounted from the device is shut down (package fence). The
+// fence is recorded first: a fence that fails (a file system that cannot be
+// shut down) is tried again by the next call, and holds from the next attach.
+// Lifting it over a file system the fence shut down, still mounted, lifts it
+// and reports fence.ErrStillShutDown.
 func (p *Pool) SetReadOnly(name string, readOnly bool) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -295,8 +300,13 @@ func (p *Pool) SetReadOnly(name string, readOnly bool) error {
 	if err := writeMeta(p.layout.meta(name), meta); err != nil {
 		return err
 	}
-	if a, ok := p.attached[name]; ok {
-		return loop.SetReadOnly(a.control, readOnly)
+	a, ok := p.attached[name]
+	switch {
+	case !ok:
+		return nil
+	case readOnly:
+		return fence.Fence(a.control, p.mounts)
+	default:
+		return fence.Lift(a.control, p.mounts)
 	}
-	return nil
 }

@@ -1,0 +1,68 @@
+package fence
+
+import (
+	"errors"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/moby/sys/mountinfo"
+	"golang.org/x/sys/unix"
+)
+
+const (
+	// fsIOCShutdown is FS_IOC_SHUTDOWN, _IOR('X', 125, __u32) in
+	// include/uapi/linux/fs.h (XFS_IOC_GOINGDOWN and EXT4_IOC_SHUTDOWN are
+	// the same number); golang.org/x/sys/unix v0.48.0 does not define it.
+	fsIOCShutdown = 0x8004587d
+	// shutdownNoLogFlush is FS_SHUTDOWN_FLAGS_NOLOGFLUSH: stop without
+	// writing the journal or dirty data (doc.go says why this flag).
+	shutdownNoLogFlush = 0x2
+)
+
+// shutDown shuts down the file system an open directory of it is on. The
+// kernel's ENOTTY (or EOPNOTSUPP) says the file system has no shutdown.
+func shutDown(root *os.File) (supported bool, err error) {
+	err = unix.IoctlSetPointerInt(int(root.Fd()), fsIOCShutdown, shutdownNoLogFlush)
+	if errors.Is(err, unix.ENOTTY) || errors.Is(err, unix.EOPNOTSUPP) {
+		return false, nil
+	}
+	if err != nil {
+		return true, &os.PathError{Op: "ioctl FS_IOC_SHUTDOWN", Path: root.Name(), Err: err}
+	}
+	return true, nil
+}
+
+// readOnlySuper reports whether a mount's file system (its superblock, which
+// every mount of it shares) is read-only: it writes nothing, and a read-only
+// device keeps it so (ext4 and xfs refuse a remount read-write then).
+func readOnlySuper(m *mountinfo.Info) bool {
+	return slices.Contains(strings.Split(m.VFSOptions, ","), "ro")
+}
+
+// openUnlessShutDown opens the root of a mount of the file system on the
+// block device rdev, or reports that the file system is shut down: ext4 says
+// so in its super options ("shutdown", Linux 6.18), and xfs refuses to open
+// anything once shut down (EIO). A mount point that shows another file
+// system (a mount stacked over it) is an error: nothing there may be shut
+// down in the device's name.
+func (n Namespace) openUnlessShutDown(m *mountinfo.Info, rdev uint64) (root *os.File, down bool, err error) {
+	if slices.Contains(strings.Split(m.VFSOptions, ","), "shutdown") {
+		return nil, true, nil
+	}
+	root, err = n.openRoot(m)
+	if errors.Is(err, unix.EIO) {
+		return nil, true, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(int(root.Fd()), &st); err != nil {
+		return nil, false, errors.Join(&os.PathError{Op: "fstat", Path: m.Mountpoint, Err: err}, root.Close())
+	}
+	if st.Dev != rdev {
+		return nil, false, errors.Join(errors.New(m.Mountpoint+" shows another file system (a mount over it)"), root.Close())
+	}
+	return root, false, nil
+}
