@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/baton-dr/baton/node/fence"
+	"github.com/baton-dr/baton/node/loop"
 	"github.com/baton-dr/baton/storage/backend"
 )
 
