@@ -16,7 +16,6 @@ import (
 	"github.com/baton-dr/baton/bed"
 	"github.com/baton-dr/baton/bed/apps"
 	"github.com/baton-dr/baton/bed/ramen"
-	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/storage/chain"
 )
 
@@ -48,13 +47,12 @@ type Bed struct {
 	// ramen is Ramen's hub and the sites' csi-addons controllers.
 	ramen *ramen.Driver
 
-	timeline   []reports.Event
-	violations []reports.Violation
-	checker    *chain.Checker
-	reported   map[string]bool
-	lastCheck  time.Time
-	closeOnce  sync.Once
-	closeErr   error
+	// The timeline and the violations (Timeline, Violations).
+	bed.Journal
+	checker   *chain.Checker
+	lastCheck time.Time
+	closeOnce sync.Once
+	closeErr  error
 }
 
 var _ bed.Bed = (*Bed)(nil)
@@ -68,7 +66,7 @@ func New(options Options) (b *Bed, err error) {
 		return nil, errors.New("the local bed needs root: network namespaces, loop devices, btrfs mounts")
 	}
 	b = &Bed{options: options.withDefaults(), started: time.Now(), writes: map[string]map[string]int{}, hubCut: map[string]bool{},
-		checker: chain.NewChecker(), reported: map[string]bool{}}
+		checker: chain.NewChecker()}
 	b.ramen = &ramen.Driver{Sites: SiteNames, Reaches: func(site string) bool { return !b.hubCut[site] }, Until: b.pump,
 		Limit: b.options.ActionLimit, Event: b.event, Violate: b.violate, TellWishes: true}
 	b.apps = apps.New(apps.Config{Platform: platform{b}, Ramen: b.ramen, Sites: SiteNames, Limit: b.options.ActionLimit})

@@ -3,16 +3,14 @@ package local
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
+	"github.com/baton-dr/baton/bed"
 	"github.com/baton-dr/baton/bed/ramen"
 )
 
 // Timings of the bed's loop, in wall time.
 const (
-	// pumpPause is the longest the loop sleeps between looks.
-	pumpPause = 20 * time.Millisecond
 	// observePeriod is how often the chains are checked and the writes
 	// entered in the timeline.
 	observePeriod = time.Second
@@ -26,53 +24,27 @@ const (
 	slowCall = time.Second
 )
 
-// pump lets real time pass: the applications write, each site's csi-addons
-// controller calls its driver for the VolumeReplications due, the checks
-// run. It returns when done holds (true) or limit passed (false); a nil
-// done runs for the whole limit and returns true.
-//
-// The csi-addons calls run in rounds on goroutines of their own while the
-// applications go on writing (a call to a partitioned site waits for its
-// timeout); done is asked, and wishes are delivered, only between rounds,
-// when no goroutine touches the VRs.
+// pump lets real time pass (bed.WallPump): the applications write, each
+// site's csi-addons controller calls its driver for the VolumeReplications
+// due, the checks run. It returns when done holds (true) or limit passed
+// (false); a nil done runs for the whole limit and returns true.
 func (b *Bed) pump(done func() bool, limit time.Duration) bool {
-	deadline := time.Now().Add(limit)
-	nextStep := time.Now()
-	var round <-chan func()
-	for {
-		if round == nil {
-			if done != nil && done() {
-				return true
-			}
-			round = b.startRound()
-		}
-		now := time.Now()
-		if !now.Before(deadline) {
-			if round != nil {
-				(<-round)()
-			}
-			return done == nil || done()
-		}
-		if !now.Before(nextStep) {
+	return bed.WallPump{
+		StepEvery: b.options.wall(stepPeriod),
+		Step: func() {
 			began := time.Now()
 			b.apps.Step()
 			if took := time.Since(began); took > slowCall {
 				fmt.Fprintf(b.options.Log, "local bed: a slow application step: %s\n", took.Round(time.Millisecond))
 			}
-			nextStep = now.Add(b.options.wall(stepPeriod))
-		}
-		if now.Sub(b.lastCheck) >= observePeriod {
-			b.observe()
-		}
-		pause := time.NewTimer(min(pumpPause, time.Until(nextStep), time.Until(deadline)))
-		select {
-		case finish := <-round:
-			finish()
-			round = nil
-			pause.Stop()
-		case <-pause.C:
-		}
-	}
+		},
+		Tick: func(now time.Time) {
+			if now.Sub(b.lastCheck) >= observePeriod {
+				b.observe()
+			}
+		},
+		Round: b.startRound,
+	}.Run(done, limit)
 }
 
 // Run lets d of a scenario's time pass: d / TimeScale of the wall clock.
@@ -97,34 +69,13 @@ func (b *Bed) startRound() <-chan func() {
 		s, _ := b.site(name) // the driver's sites are the bed's
 		calls = append(calls, due{s, vr})
 	})
-	if len(calls) == 0 {
-		return nil
-	}
-	finished := make(chan func(), 1)
-	go func() {
-		next := make([]time.Time, len(calls))
-		var wg sync.WaitGroup
-		for i, c := range calls {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				ctx, cancel := context.WithTimeout(context.Background(), callLimit)
-				defer cancel()
-				made, began := len(c.vr.Calls), time.Now()
-				again := c.vr.Reconcile(ctx, ramen.GRPC{C: c.s.replication})
-				if took := time.Since(began); took > slowCall {
-					fmt.Fprintf(b.options.Log, "local bed: slow csi-addons calls on %s: %v took %s\n", c.s.name, c.vr.Calls[made:],
-						took.Round(time.Millisecond))
-				}
-				next[i] = time.Now().Add(max(b.options.wall(again), vrFloor))
-			}()
+	return bed.StartRound(calls, callLimit, func(ctx context.Context, c due) time.Time {
+		made, began := len(c.vr.Calls), time.Now()
+		again := c.vr.Reconcile(ctx, ramen.GRPC{C: c.s.replication})
+		if took := time.Since(began); took > slowCall {
+			fmt.Fprintf(b.options.Log, "local bed: slow csi-addons calls on %s: %v took %s\n", c.s.name, c.vr.Calls[made:],
+				took.Round(time.Millisecond))
 		}
-		wg.Wait()
-		finished <- func() {
-			for i, c := range calls {
-				c.vr.Due = next[i]
-			}
-		}
-	}()
-	return finished
+		return time.Now().Add(max(b.options.wall(again), vrFloor))
+	}, func(c due, next time.Time) { c.vr.Due = next })
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -93,13 +92,12 @@ type Bed struct {
 	chaos    map[string]chaosv1alpha1.NetworkChaos // the faults injected now, by name
 	ramen    *ramen.Driver
 
-	timeline   []reports.Event
-	violations []reports.Violation
-	checker    *chain.Checker
-	syncs      bed.SyncLog
-	shippedAt  map[chain.Ref]time.Time // when each source's last recorded shipment's snapshot was taken
-	reported   map[string]bool
-	lastCheck  time.Time
+	// The timeline and the violations (Timeline, Violations).
+	bed.Journal
+	checker   *chain.Checker
+	syncs     bed.SyncLog
+	shippedAt map[chain.Ref]time.Time // when each source's last recorded shipment's snapshot was taken
+	lastCheck time.Time
 	// lastProgress is when the bed last said what it waits for.
 	lastProgress time.Time
 	closeOnce    sync.Once
@@ -125,7 +123,7 @@ type site struct {
 // there, and that no partition is left over from a crashed run.
 func New(infra *Infra, options Options) (b *Bed, err error) {
 	b = &Bed{options: options.withDefaults(), infra: infra, started: time.Now(), apps: map[string]*app{},
-		hubCut: map[string]bool{}, chaos: map[string]chaosv1alpha1.NetworkChaos{}, checker: chain.NewChecker(), reported: map[string]bool{}, shippedAt: map[chain.Ref]time.Time{},
+		hubCut: map[string]bool{}, chaos: map[string]chaosv1alpha1.NetworkChaos{}, checker: chain.NewChecker(), shippedAt: map[chain.Ref]time.Time{},
 		run: fmt.Sprintf("%x", time.Now().Unix()%0xffffff)}
 	b.ramen = &ramen.Driver{Sites: []string{SiteA.Site, SiteB.Site}, Reaches: func(site string) bool { return !b.hubCut[site] },
 		Until: b.pump, Limit: b.options.ActionLimit, Event: b.event, Violate: b.violate, TellWishes: true}
@@ -265,9 +263,3 @@ func (b *Bed) site(name string) (*site, error) {
 
 // namespace holds the run's claims and pods in each site.
 func (b *Bed) namespace() string { return "scenario-" + b.run }
-
-// Violations are the invariants broken so far.
-func (b *Bed) Violations() []reports.Violation { return slices.Clone(b.violations) }
-
-// Timeline is what happened so far.
-func (b *Bed) Timeline() []reports.Event { return slices.Clone(b.timeline) }

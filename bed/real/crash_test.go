@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/baton-dr/baton/node/loop"
 )
 
 // TestReleaseFindsACrashedBedsVolumesWhenItsPoolNoLongerMounts crashes a
@@ -100,7 +102,7 @@ echo "$pool $vol1 $vol2 $mapper"`
 	err := ReleaseDevices(context.Background(), dir, []string{site}, func(format string, args ...any) {
 		t.Logf(format, args...)
 		if strings.HasPrefix(format, "detached") {
-			detached = append(detached, args[0].(loopDevice).Name)
+			detached = append(detached, args[0].(loop.Device).Name)
 		}
 	})
 	if err != nil {

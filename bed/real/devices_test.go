@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/baton-dr/baton/node/loop"
 )
 
 // needLoopAndBtrfs skips unless the test can attach loop devices and make
@@ -90,7 +92,7 @@ echo "$pool $volume $mapper"`
 	var detached []string
 	err := ReleaseDevices(context.Background(), dir, []string{site}, func(format string, args ...any) {
 		if strings.HasPrefix(format, "detached") {
-			detached = append(detached, args[0].(loopDevice).Name)
+			detached = append(detached, args[0].(loop.Device).Name)
 		}
 	})
 	if err != nil {
@@ -220,11 +222,11 @@ func TestReleaseNamesWhatHoldsADevice(t *testing.T) {
 // volume's device node, and one over that one's, are both the bed's, the
 // outer one first; a device over another file is not.
 func TestMapsOverFindsMapsOfMapsOutermostFirst(t *testing.T) {
-	volume := loopDevice{Name: "/dev/loop1", Dev: 40, Inode: 257, Node: fileID{6, 94}}
-	inner := loopDevice{Name: "/dev/loop2", Dev: 6, Inode: 94, Node: fileID{6, 95}}
-	outer := loopDevice{Name: "/dev/loop3", Dev: 6, Inode: 95, Node: fileID{6, 96}}
-	other := loopDevice{Name: "/dev/loop4", Dev: 6, Inode: 97, Node: fileID{6, 98}}
-	got := mapsOver([]loopDevice{volume, inner, outer, other}, []loopDevice{volume})
+	volume := loop.Device{Name: "/dev/loop1", BackDevice: 40, BackInode: 257, Node: loop.FileID{Device: 6, Inode: 94}}
+	inner := loop.Device{Name: "/dev/loop2", BackDevice: 6, BackInode: 94, Node: loop.FileID{Device: 6, Inode: 95}}
+	outer := loop.Device{Name: "/dev/loop3", BackDevice: 6, BackInode: 95, Node: loop.FileID{Device: 6, Inode: 96}}
+	other := loop.Device{Name: "/dev/loop4", BackDevice: 6, BackInode: 97, Node: loop.FileID{Device: 6, Inode: 98}}
+	got := mapsOver([]loop.Device{volume, inner, outer, other}, []loop.Device{volume})
 	if len(got) != 2 || got[0].Name != outer.Name || got[1].Name != inner.Name {
 		t.Errorf("maps over %s: %v, want %s then %s", volume.Name, got, outer.Name, inner.Name)
 	}

@@ -34,10 +34,9 @@ func (b *Bed) checkPrimariesWritable(records map[chain.Ref][]chain.Member) {
 			}
 			member, fenced := bed.FencedPrimary(records[root], s.ID)
 			key := "fenced primary " + member.Ref.String()
-			if !fenced || b.reported[key] {
+			if !fenced || !b.FirstReport(key) {
 				continue
 			}
-			b.reported[key] = true
 			b.violate(bed.InvariantFencedPrimary, fmt.Sprintf("%s writes %s on %s, whose member %s there is %s",
 				name, v.name, a.site, member.Ref, member.State))
 		}

@@ -29,7 +29,7 @@ func failedOverChain(t *testing.T, clone chain.State) (chain.Ref, map[chain.Ref]
 func bedWithAppOn(root chain.Ref, where string) *Bed {
 	a := &app{spec: bed.App{Name: "wordpress"}, site: where,
 		volumes: []*appVolume{{name: "db", handle: root.String()}}}
-	return &Bed{options: Options{}.withDefaults(), sites: []*site{{Cluster: SiteA, ID: SiteA.ChartID}, {Cluster: SiteB, ID: SiteB.ChartID}}, reported: map[string]bool{},
+	return &Bed{options: Options{}.withDefaults(), sites: []*site{{Cluster: SiteA, ID: SiteA.ChartID}, {Cluster: SiteB, ID: SiteB.ChartID}},
 		apps: map[string]*app{"wordpress": a}, appOrder: []string{"wordpress"}}
 }
 
@@ -40,10 +40,10 @@ func TestADemotedMemberUnderARunningApplicationIsAViolation(t *testing.T) {
 	b := bedWithAppOn(root, SiteB.Site)
 	b.checkPrimariesWritable(records)
 	b.checkPrimariesWritable(records) // once per member, however often it is seen
-	if len(b.violations) != 1 {
-		t.Fatalf("violations %v, want one", b.violations)
+	if len(b.Violations()) != 1 {
+		t.Fatalf("violations %v, want one", b.Violations())
 	}
-	v := b.violations[0]
+	v := b.Violations()[0]
 	if v.Invariant != bed.InvariantFencedPrimary || !strings.Contains(v.Message, "wordpress writes db on site-b") ||
 		!strings.Contains(v.Message, "is Demoted") {
 		t.Errorf("violation %q: %q", v.Invariant, v.Message)
@@ -67,8 +67,8 @@ func TestFencesTheStoryMakesAreNoViolation(t *testing.T) {
 			root, records := failedOverChain(t, c.clone)
 			b := bedWithAppOn(root, c.where)
 			b.checkPrimariesWritable(records)
-			if len(b.violations) != 0 {
-				t.Errorf("violations %v", b.violations)
+			if len(b.Violations()) != 0 {
+				t.Errorf("violations %v", b.Violations())
 			}
 		})
 	}

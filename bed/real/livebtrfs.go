@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/baton-dr/baton/node/loop"
 )
 
 // How teardown tells a pool's volumes from every other loop device, and
@@ -77,8 +79,8 @@ const maxHintDepth = 64
 // whole path in the namespace that still has it) is opened beneath root,
 // no symlink followed and no mount crossed, and the device is the pool's
 // when what opened has the device's (device, inode).
-func volumesByPath(root int, all []loopDevice) []loopDevice {
-	var found []loopDevice
+func volumesByPath(root int, all []loop.Device) []loop.Device {
+	var found []loop.Device
 	for _, d := range all {
 		if backedBeneath(root, d) {
 			found = append(found, d)
@@ -89,10 +91,10 @@ func volumesByPath(root int, all []loopDevice) []loopDevice {
 
 // backedBeneath tells whether the file backing d is found beneath root
 // along some suffix of d's backing path.
-func backedBeneath(root int, d loopDevice) bool {
-	path := strings.TrimSuffix(d.Backing, " (deleted)")
+func backedBeneath(root int, d loop.Device) bool {
+	path := strings.TrimSuffix(d.BackFile, " (deleted)")
 	for depth := 0; depth < maxHintDepth && path != "" && path != "/"; depth++ {
-		if id, ok := fileBeneath(root, path); ok && d.backs(id) {
+		if id, ok := fileBeneath(root, path); ok && d.BackedBy(id) {
 			return true
 		}
 		_, rest, ok := strings.Cut(strings.TrimPrefix(path, "/"), "/")
@@ -107,19 +109,19 @@ func backedBeneath(root int, d loopDevice) bool {
 // fileBeneath identifies the regular file at path beneath root, reached
 // following no symlink and crossing no mount: a link in the pool to a
 // file elsewhere must never lend that file's identity to the pool.
-func fileBeneath(root int, path string) (fileID, bool) {
+func fileBeneath(root int, path string) (loop.FileID, bool) {
 	how := unix.OpenHow{
 		Flags:   unix.O_PATH | unix.O_NOFOLLOW | unix.O_CLOEXEC,
 		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_XDEV | unix.RESOLVE_NO_MAGICLINKS,
 	}
 	fd, err := unix.Openat2(root, strings.TrimPrefix(path, "/"), &how)
 	if err != nil {
-		return fileID{}, false
+		return loop.FileID{}, false
 	}
 	defer unix.Close(fd)
 	var st unix.Stat_t
 	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return fileID{}, false
+		return loop.FileID{}, false
 	}
-	return fileID{st.Dev, st.Ino}, true
+	return loop.FileID{Device: st.Dev, Inode: st.Ino}, true
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/baton-dr/baton/node/loop"
 )
 
 // TestVolumesByPathMatchesTheFileNotTheName: a loop device is the pool's
@@ -19,7 +21,7 @@ func TestVolumesByPathMatchesTheFileNotTheName(t *testing.T) {
 	if err := os.MkdirAll(head, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	write := func(path string) fileID {
+	write := func(path string) loop.FileID {
 		t.Helper()
 		if err := os.WriteFile(path, nil, 0o600); err != nil {
 			t.Fatal(err)
@@ -28,7 +30,7 @@ func TestVolumesByPathMatchesTheFileNotTheName(t *testing.T) {
 		if err := unix.Stat(path, &st); err != nil {
 			t.Fatal(err)
 		}
-		return fileID{st.Dev, st.Ino}
+		return loop.FileID{Device: st.Dev, Inode: st.Ino}
 	}
 	data := write(filepath.Join(head, "data"))
 	other := write(filepath.Join(elsewhere, "other.img"))
@@ -40,18 +42,18 @@ func TestVolumesByPathMatchesTheFileNotTheName(t *testing.T) {
 	}
 	sameName := write(filepath.Join(elsewhere, "data"))
 
-	volume := loopDevice{Name: "/dev/loop1", Backing: "/var/lib/node/pool/mnt/volumes/vol-1/head/data", Dev: data.dev, Inode: data.inode}
-	deleted := loopDevice{Name: "/dev/loop2", Backing: "/volumes/vol-1/head/data (deleted)", Dev: data.dev, Inode: data.inode}
-	linked := loopDevice{Name: "/dev/loop3", Backing: "/srv/other.img", Dev: other.dev, Inode: other.inode}
-	throughDir := loopDevice{Name: "/dev/loop4", Backing: "/linked/other.img", Dev: other.dev, Inode: other.inode}
-	namesake := loopDevice{Name: "/dev/loop5", Backing: "/volumes/vol-1/head/data", Dev: sameName.dev, Inode: sameName.inode}
+	volume := loop.Device{Name: "/dev/loop1", BackFile: "/var/lib/node/pool/mnt/volumes/vol-1/head/data", BackDevice: data.Device, BackInode: data.Inode}
+	deleted := loop.Device{Name: "/dev/loop2", BackFile: "/volumes/vol-1/head/data (deleted)", BackDevice: data.Device, BackInode: data.Inode}
+	linked := loop.Device{Name: "/dev/loop3", BackFile: "/srv/other.img", BackDevice: other.Device, BackInode: other.Inode}
+	throughDir := loop.Device{Name: "/dev/loop4", BackFile: "/linked/other.img", BackDevice: other.Device, BackInode: other.Inode}
+	namesake := loop.Device{Name: "/dev/loop5", BackFile: "/volumes/vol-1/head/data", BackDevice: sameName.Device, BackInode: sameName.Inode}
 
 	root, err := unix.Open(pool, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer unix.Close(root)
-	got := volumesByPath(root, []loopDevice{volume, deleted, linked, throughDir, namesake})
+	got := volumesByPath(root, []loop.Device{volume, deleted, linked, throughDir, namesake})
 	if len(got) != 2 || got[0].Name != volume.Name || got[1].Name != deleted.Name {
 		t.Errorf("found %v, want only %s and %s, whose file is the pool's", got, volume.Name, deleted.Name)
 	}

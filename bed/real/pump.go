@@ -4,15 +4,14 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/baton-dr/baton/bed"
 	"github.com/baton-dr/baton/bed/ramen"
 )
 
 // Timings of the bed's loop, in wall time (as the local bed's).
 const (
-	pumpPause     = 20 * time.Millisecond
 	observePeriod = 2 * time.Second
 	// callLimit bounds one reconcile of a VR: up to four calls (enable,
 	// promote, promote(force), info) of a site's driver, each of which may
@@ -28,47 +27,24 @@ const (
 	progressPeriod = 15 * time.Second
 )
 
-// pump lets real time pass: the applications write, each site's csi-addons
+// pump lets real time pass (bed.WallPump): the applications write, each site's csi-addons
 // controller (this process, until it runs in the sites) calls its driver
 // for the VolumeReplications due, the checks run. It returns when done
 // holds (true) or limit passed (false); a nil done runs the whole limit.
 func (b *Bed) pump(done func() bool, limit time.Duration) bool {
-	deadline := time.Now().Add(limit)
-	nextStep := time.Now()
-	var round <-chan func()
-	for {
-		if round == nil {
-			if done != nil && done() {
-				return true
+	return bed.WallPump{
+		StepEvery: b.options.wall(stepPeriod),
+		Step:      b.step,
+		Tick: func(now time.Time) {
+			if now.Sub(b.lastCheck) >= observePeriod {
+				b.observe()
 			}
-			round = b.startRound()
-		}
-		now := time.Now()
-		if !now.Before(deadline) {
-			if round != nil {
-				(<-round)()
+			if now.Sub(b.lastProgress) >= progressPeriod {
+				b.progress()
 			}
-			return done == nil || done()
-		}
-		if !now.Before(nextStep) {
-			b.step()
-			nextStep = now.Add(b.options.wall(stepPeriod))
-		}
-		if now.Sub(b.lastCheck) >= observePeriod {
-			b.observe()
-		}
-		if now.Sub(b.lastProgress) >= progressPeriod {
-			b.progress()
-		}
-		pause := time.NewTimer(min(pumpPause, time.Until(nextStep), time.Until(deadline)))
-		select {
-		case finish := <-round:
-			finish()
-			round = nil
-			pause.Stop()
-		case <-pause.C:
-		}
-	}
+		},
+		Round: b.startRound,
+	}.Run(done, limit)
 }
 
 // Run lets d of a scenario's time pass: d / TimeScale of the wall clock.
@@ -99,36 +75,18 @@ func (b *Bed) startRound() <-chan func() {
 		}
 		calls = append(calls, due{s, vr, o, !b.hubCut[name]})
 	})
-	if len(calls) == 0 {
-		return nil
+	type outcome struct {
+		again time.Duration
+		ended time.Time
 	}
-	finished := make(chan func(), 1)
-	go func() {
-		again := make([]time.Duration, len(calls))
-		ended := make([]time.Time, len(calls))
-		var wg sync.WaitGroup
-		for i, c := range calls {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				ctx, cancel := context.WithTimeout(context.Background(), callLimit)
-				defer cancel()
-				made, began := len(c.vr.Calls), time.Now()
-				again[i] = b.reconcileObject(ctx, c.s, c.vr, c.object, c.reached)
-				if took := time.Since(began); took > slowCall {
-					b.logf(c.s.Site, "slow VolumeReplication pass: %v took %s", c.vr.Calls[made:], took.Round(time.Millisecond))
-				}
-				ended[i] = time.Now()
-			}()
+	return bed.StartRound(calls, callLimit, func(ctx context.Context, c due) outcome {
+		made, began := len(c.vr.Calls), time.Now()
+		again := b.reconcileObject(ctx, c.s, c.vr, c.object, c.reached)
+		if took := time.Since(began); took > slowCall {
+			b.logf(c.s.Site, "slow VolumeReplication pass: %v took %s", c.vr.Calls[made:], took.Round(time.Millisecond))
 		}
-		wg.Wait()
-		finished <- func() {
-			for i, c := range calls {
-				c.vr.Due = b.due(c.vr, ended[i], again[i])
-			}
-		}
-	}()
-	return finished
+		return outcome{again, time.Now()}
+	}, func(c due, o outcome) { c.vr.Due = b.due(c.vr, o.ended, o.again) })
 }
 
 // due is when the VR is reconciled next: when its controller asked, in

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/baton-dr/baton/node/loop"
 )
 
 // Limits of the release, in wall time. A device nothing holds goes at
@@ -43,7 +45,7 @@ func ReleaseDevices(ctx context.Context, scratch string, sites []string, log fun
 		log("%v: releasing the devices found", err)
 	}
 	var errs []error
-	var asked []loopDevice
+	var asked []loop.Device
 	for _, d := range found.All() {
 		if err := clearDevice(d.Name); err != nil {
 			errs = append(errs, fmt.Errorf("detach %s: %w", d, err))
@@ -78,7 +80,7 @@ func ReleaseDevices(ctx context.Context, scratch string, sites []string, log fun
 // write refused. A device already gone, or being run down, answers ENXIO:
 // it is going, which is what was asked.
 func clearDevice(device string) error {
-	err := withOpen(device, unix.O_RDONLY, func(fd int) error {
+	err := loop.WithOpen(device, unix.O_RDONLY, func(fd int) error {
 		return errors.Join(unix.IoctlSetPointerInt(fd, unix.BLKROSET, 0), unix.IoctlSetInt(fd, unix.LOOP_CLR_FD, 0))
 	})
 	if errors.Is(err, unix.ENXIO) || errors.Is(err, os.ErrNotExist) {
@@ -90,11 +92,11 @@ func clearDevice(device string) error {
 // awaitGone waits until none of devices is attached to what it was, from
 // sysfs alone (nothing opened, no process started), logging each one as it
 // goes and, every releaseReport, which are still there and why.
-func awaitGone(ctx context.Context, devices []loopDevice, log func(string, ...any)) error {
+func awaitGone(ctx context.Context, devices []loop.Device, log func(string, ...any)) error {
 	left := slices.Clone(devices)
 	start, lastReport := time.Now(), time.Now()
 	for {
-		left = slices.DeleteFunc(left, func(d loopDevice) bool {
+		left = slices.DeleteFunc(left, func(d loop.Device) bool {
 			if attachedAsBefore(d) {
 				return false
 			}
@@ -118,12 +120,12 @@ func awaitGone(ctx context.Context, devices []loopDevice, log func(string, ...an
 
 // attachedAsBefore tells whether the device still has the backing file it
 // had (sysfs keeps its path while it is attached).
-func attachedAsBefore(d loopDevice) bool {
+func attachedAsBefore(d loop.Device) bool {
 	backing, err := os.ReadFile(filepath.Join("/sys/block", filepath.Base(d.Name), "loop", "backing_file"))
-	return err == nil && strings.TrimSuffix(string(backing), "\n") == d.Backing
+	return err == nil && strings.TrimSuffix(string(backing), "\n") == d.BackFile
 }
 
-func describe(devices []loopDevice) string {
+func describe(devices []loop.Device) string {
 	var out []string
 	for _, d := range devices {
 		out = append(out, d.String()+heldBy(d))
@@ -135,20 +137,20 @@ func describe(devices []loopDevice) string {
 // loop devices attached over it, processes holding it open, block devices
 // stacked on it, a live btrfs on it (/sys/fs/btrfs); none of these is
 // another file system on it, or files open there.
-func heldBy(d loopDevice) string {
+func heldBy(d loop.Device) string {
 	var holders []string
-	if all, _, err := listLoops(context.Background()); err == nil {
-		for _, m := range mapsOver(all, []loopDevice{d}) {
+	if all, _, err := loop.Scan(context.Background()); err == nil {
+		for _, m := range mapsOver(all, []loop.Device{d}) {
 			holders = append(holders, "loop device "+m.String())
 		}
 	}
-	holders = append(holders, processesHolding(d.Rdev)...)
+	holders = append(holders, processesHolding(d.Number)...)
 	if entries, err := os.ReadDir(filepath.Join("/sys/block", filepath.Base(d.Name), "holders")); err == nil {
 		for _, e := range entries {
 			holders = append(holders, "block device "+e.Name())
 		}
 	}
-	if fsid, err := liveBtrfsHolding(d.Rdev); err == nil && fsid != "" {
+	if fsid, err := liveBtrfsHolding(d.Number); err == nil && fsid != "" {
 		holders = append(holders, "btrfs "+fsid+" (mounted or not: files open in it keep it)")
 	}
 	if len(holders) == 0 {

@@ -35,7 +35,7 @@ func (b *Bed) recordSyncs(records map[chain.Ref][]chain.Member) {
 			return string(p.Target)
 		}
 		changed := func(p core.Pairing, sync *reports.Sync) { b.measureChange(rootOf[p.Source], p, sync) }
-		b.timeline = append(b.timeline, b.syncs.Record(s.Site, pairings, to, changed)...)
+		b.Record(b.syncs.Record(s.Site, pairings, to, changed)...)
 	}
 }
 

@@ -27,10 +27,9 @@ func (w *World) checkPrimariesWritable() {
 					continue
 				}
 				key := fmt.Sprintf("fenced primary %s %s", dataset, n.Endpoint)
-				if w.reported[key] {
+				if !w.FirstReport(key) {
 					continue
 				}
-				w.reported[key] = true
 				w.violate("application: its primary is fenced", fmt.Sprintf(
 					"%s writes %s (%s) on %s, whose replica on %s is read-only", a.Spec.Name, v.Name, dataset, p.node.Endpoint, n.Endpoint))
 			}

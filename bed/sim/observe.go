@@ -14,21 +14,16 @@ import (
 	"github.com/baton-dr/baton/workload"
 )
 
-// windowEvents is how many events before a violation its report shows.
-const windowEvents = 20
-
 // event records one line of the timeline (and of the event log).
 func (w *World) event(site string, kind reports.EventKind, format string, args ...any) {
 	detail := fmt.Sprintf(format, args...)
-	w.timeline = append(w.timeline, reports.Event{At: w.Sim.Now(), Site: site, Kind: kind, Detail: detail})
+	w.Record(reports.Event{At: w.Sim.Now(), Site: site, Kind: kind, Detail: detail})
 	w.Sim.Logf(string(kind), "%s %s", site, detail)
 }
 
 // violate records a broken invariant with the events that led to it.
 func (w *World) violate(invariant, message string) {
-	window := w.timeline[max(0, len(w.timeline)-windowEvents):]
-	w.violations = append(w.violations, reports.Violation{Invariant: invariant, Message: message,
-		At: w.Sim.Now(), Window: slices.Clone(window)})
+	w.Violate(w.Sim.Now(), invariant, message)
 	w.event("", reports.EventViolation, "%s: %s", invariant, message)
 }
 
@@ -41,16 +36,14 @@ func (w *World) observeTick() {
 	defer w.unfaulted()()
 	for _, site := range slices.Sorted(maps.Keys(w.writes)) {
 		if n := w.writes[site]; n > 0 {
-			w.timeline = append(w.timeline, reports.Event{At: w.Sim.Now(), Site: site, Kind: reports.EventWrite,
+			w.Record(reports.Event{At: w.Sim.Now(), Site: site, Kind: reports.EventWrite,
 				Detail: fmt.Sprintf("%d acknowledged operations", n)})
 		}
 	}
 	clear(w.writes)
 	w.recordSyncs()
 	for _, problem := range w.CheckChains() {
-		key := problem.Error()
-		if !w.reported[key] {
-			w.reported[key] = true
+		if key := problem.Error(); w.FirstReport(key) {
 			w.violate("chain", key)
 		}
 	}
@@ -71,8 +64,7 @@ func (w *World) checkSplitBrains() {
 				continue
 			}
 			key := fmt.Sprintf("split brain: %s on %s: %v", v.Ref, s.Name, v.StandAlone)
-			if !w.reported[key] {
-				w.reported[key] = true
+			if w.FirstReport(key) {
 				w.violate("volume: split brain inside a site", key)
 			}
 		}
@@ -90,7 +82,7 @@ func (w *World) recordSyncs() {
 		}
 		to := func(p core.Pairing) string { return w.Site(string(p.Target)).Name }
 		changed := func(p core.Pairing, sync *reports.Sync) { w.measureChange(s, p, sync) }
-		w.timeline = append(w.timeline, w.syncs.Record(s.Name, pairings, to, changed)...)
+		w.Record(w.syncs.Record(s.Name, pairings, to, changed)...)
 	}
 }
 
@@ -208,12 +200,6 @@ func (w *World) clusterIDs() []chain.ClusterID {
 	}
 	return out
 }
-
-// Violations are the invariants broken so far.
-func (w *World) Violations() []reports.Violation { return slices.Clone(w.violations) }
-
-// Timeline is what happened so far.
-func (w *World) Timeline() []reports.Event { return slices.Clone(w.timeline) }
 
 // Syncs are the shipments completed so far.
 func (w *World) Syncs() []reports.Sync { return w.syncs.Syncs() }

@@ -8,7 +8,6 @@ import (
 	"github.com/baton-dr/baton/bed"
 	"github.com/baton-dr/baton/bed/apps"
 	"github.com/baton-dr/baton/bed/ramen"
-	"github.com/baton-dr/baton/reports"
 	simworld "github.com/baton-dr/baton/sim"
 	"github.com/baton-dr/baton/sim/network"
 	"github.com/baton-dr/baton/storage/chain"
@@ -82,12 +81,11 @@ type World struct {
 	// the Bed's Deploy, Protect, Failover, Relocate, Verify, Where and Pod.
 	apps *apps.Apps
 	apps.Moves
-	writes     map[string]int // acknowledged operations per site since the last look
-	timeline   []reports.Event
-	violations []reports.Violation
-	reported   map[string]bool // chain problems already reported
-	syncs      bed.SyncLog
-	shippedAt  map[chain.Ref]time.Time // when the last recorded shipment's snapshot was taken
+	writes map[string]int // acknowledged operations per site since the last look
+	// The timeline and the violations (Timeline, Violations).
+	bed.Journal
+	syncs     bed.SyncLog
+	shippedAt map[chain.Ref]time.Time // when the last recorded shipment's snapshot was taken
 	// apiFaults are the endpoints whose APIs fail calls (FailAPI).
 	apiFaults map[string]*apiFault
 	// observing counts the bed's own reads in progress (unfaulted).
@@ -114,7 +112,7 @@ func New(options Options) (*World, error) {
 	kernel.Logf("variation", "replication interval %s, sites' link %s one way at %d B/s",
 		options.ReplicationInterval, options.SiteLink.Latency, options.SiteLink.BandwidthBytesPerSecond)
 	w := &World{options: options, Sim: kernel, variation: variation, checker: chain.NewChecker(),
-		writes: map[string]int{}, reported: map[string]bool{},
+		writes:    map[string]int{},
 		shippedAt: map[chain.Ref]time.Time{}, apiFaults: map[string]*apiFault{}}
 	w.Net = network.New(w.Sim, network.LinkOptions{Latency: 200 * time.Microsecond})
 	w.ramen = &ramen.Driver{Sites: SiteNames, Reaches: w.hubReaches, Until: w.RunUntil, Limit: actionLimit,

@@ -18,8 +18,7 @@ type options struct {
 	clusterID          string
 	leaderElect        bool
 	leaderElectionID   string
-	metricsAddress     string
-	healthAddress      string
+	serving            command.Serving
 	storageAPIAddress  string
 	storageAPIEndpoint string
 	tlsSecret          string
@@ -40,8 +39,8 @@ func parseFlags(args []string, output io.Writer) (options, error) {
 	flags.StringVar(&o.clusterID, "cluster-id", "", "UUID of the StorageCluster to run; empty runs the namespace's only one")
 	flags.BoolVar(&o.leaderElect, "leader-elect", true, "take a lease before ticking, reconciling and serving (one active operator per site)")
 	flags.StringVar(&o.leaderElectionID, "leader-election-id", "baton-controller", "name of the leader-election lease")
-	flags.StringVar(&o.metricsAddress, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint; 0 disables it")
-	flags.StringVar(&o.healthAddress, "health-probe-bind-address", ":8081", "address of /healthz and /readyz; 0 disables them")
+	o.serving = command.Serving{Metrics: ":8080", Probes: ":8081"}
+	o.serving.AddFlags(flags)
 	flags.StringVar(&o.storageAPIAddress, "storage-api-address", ":8443", "address the storage API listens on (HTTPS); 0 disables it")
 	flags.StringVar(&o.storageAPIEndpoint, "storage-api-endpoint", "",
 		"https URL peers and the CSI driver reach the storage API at; empty is https://baton-controller.<namespace>.svc<port of --storage-api-address>")

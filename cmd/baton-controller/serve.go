@@ -23,7 +23,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
 	site "github.com/baton-dr/baton/controllers/site"
@@ -84,15 +83,11 @@ func newManager(config *rest.Config, o options, logger logr.Logger) (manager.Man
 	if err != nil {
 		return nil, err
 	}
-	probes := o.healthAddress
-	if probes == "0" {
-		probes = ""
-	}
 	m, err := ctrl.NewManager(config, ctrl.Options{
 		Scheme:                  scheme,
 		Logger:                  logger,
-		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddress},
-		HealthProbeBindAddress:  probes,
+		Metrics:                 o.serving.MetricsOptions(),
+		HealthProbeBindAddress:  o.serving.ProbeAddress(),
 		LeaderElection:          o.leaderElect,
 		LeaderElectionID:        o.leaderElectionID,
 		LeaderElectionNamespace: o.namespace,

@@ -6,9 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/labels"
@@ -17,7 +14,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/baton-dr/baton/controllers/hub"
 	viewv1beta1 "github.com/baton-dr/baton/controllers/hub/view/v1beta1"
@@ -51,35 +47,22 @@ Flags:
 // options are the command's flags.
 type options struct {
 	kubeconfig              string
-	metricsAddress          string
-	probeAddress            string
+	serving                 command.Serving
 	leaderElect             bool
 	leaderElectionNamespace string
 }
 
 func parseFlags(args []string, output io.Writer) (options, error) {
-	var o options
+	o := options{serving: command.Serving{Metrics: ":8080", Probes: ":8081"}}
 	flags := command.NewFlagSet("baton-hub", usage, output)
 	flags.StringVar(&o.kubeconfig, "kubeconfig", "", "path to the hub's kubeconfig (default: $KUBECONFIG, else in-cluster)")
-	flags.StringVar(&o.metricsAddress, "metrics-bind-address", ":8080", `address of the Prometheus metrics endpoint; "0" turns it off`)
-	flags.StringVar(&o.probeAddress, "health-probe-bind-address", ":8081", `address of /healthz and /readyz; "0" turns them off`)
+	o.serving.AddFlags(flags)
 	flags.BoolVar(&o.leaderElect, "leader-elect", false, "elect one active hub controller among replicas (a Lease in --leader-election-namespace)")
 	flags.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "baton-hub", "namespace of the leader-election Lease")
-	if err := flags.Parse(args); err != nil {
-		return o, err
-	}
-	if flags.NArg() > 0 {
-		flags.Usage()
-		return o, fmt.Errorf("unexpected arguments %q", flags.Args())
-	}
-	return o, nil
+	return o, command.Parse(flags, args)
 }
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
-}
+func main() { command.MainManager(run) }
 
 // run is the whole command: 0 after a clean shutdown (ctx done), 1 when the
 // hub cannot run, 2 for bad flags.
@@ -103,8 +86,8 @@ func serve(ctx context.Context, o options, log logr.Logger) error {
 	ours := labels.SelectorFromSet(labels.Set{hub.ManagedByLabel: hub.ManagedByValue})
 	manager, err := ctrl.NewManager(config, ctrl.Options{
 		Scheme:                  scheme,
-		Metrics:                 metricsserver.Options{BindAddress: o.metricsAddress},
-		HealthProbeBindAddress:  o.probeAddress,
+		Metrics:                 o.serving.MetricsOptions(),
+		HealthProbeBindAddress:  o.serving.ProbeAddress(),
 		LeaderElection:          o.leaderElect,
 		LeaderElectionID:        "baton-hub.storage.baton.dev",
 		LeaderElectionNamespace: o.leaderElectionNamespace,

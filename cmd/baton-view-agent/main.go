@@ -6,16 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	viewv1beta1 "github.com/baton-dr/baton/controllers/hub/view/v1beta1"
 	"github.com/baton-dr/baton/controllers/hub/viewagent"
@@ -44,27 +40,21 @@ Flags:
 `
 
 type options struct {
-	hubKubeconfig  string
-	clusterName    string
-	kubeconfig     string
-	metricsAddress string
-	probeAddress   string
+	hubKubeconfig string
+	clusterName   string
+	kubeconfig    string
+	serving       command.Serving
 }
 
 func parseFlags(args []string, output io.Writer) (options, error) {
-	var o options
+	o := options{serving: command.Serving{Metrics: "0", Probes: ":8081"}}
 	flags := command.NewFlagSet("baton-view-agent", usage, output)
 	flags.StringVar(&o.hubKubeconfig, "hub-kubeconfig", "", "the hub's kubeconfig, as the registration agent writes it (required)")
 	flags.StringVar(&o.clusterName, "cluster-name", "", "this cluster's name on the hub: the namespace its views live in (required)")
 	flags.StringVar(&o.kubeconfig, "kubeconfig", "", "this cluster's kubeconfig (default: $KUBECONFIG, else in-cluster)")
-	flags.StringVar(&o.metricsAddress, "metrics-bind-address", "0", `address of the Prometheus metrics endpoint; "0" turns it off`)
-	flags.StringVar(&o.probeAddress, "health-probe-bind-address", ":8081", `address of /healthz and /readyz; "0" turns them off`)
-	if err := flags.Parse(args); err != nil {
+	o.serving.AddFlags(flags)
+	if err := command.Parse(flags, args); err != nil {
 		return o, err
-	}
-	if flags.NArg() > 0 {
-		flags.Usage()
-		return o, fmt.Errorf("unexpected arguments %q", flags.Args())
 	}
 	if o.hubKubeconfig == "" || o.clusterName == "" {
 		return o, errors.New("--hub-kubeconfig and --cluster-name are required")
@@ -72,11 +62,7 @@ func parseFlags(args []string, output io.Writer) (options, error) {
 	return o, nil
 }
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
-}
+func main() { command.MainManager(run) }
 
 // run is the whole command: 0 after a clean shutdown, 1 when the agent
 // cannot run, 2 for bad flags.
@@ -101,8 +87,8 @@ func serve(ctx context.Context, o options, log logr.Logger) error {
 	// on the hub may read no other.
 	manager, err := ctrl.NewManager(hubConfig, ctrl.Options{
 		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: o.metricsAddress},
-		HealthProbeBindAddress: o.probeAddress,
+		Metrics:                o.serving.MetricsOptions(),
+		HealthProbeBindAddress: o.serving.ProbeAddress(),
 		Cache:                  cache.Options{DefaultNamespaces: map[string]cache.Config{o.clusterName: {}}},
 	})
 	if err != nil {

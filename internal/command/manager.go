@@ -7,12 +7,24 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/go-logr/logr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 )
+
+// MainManager runs a RunManager command until SIGINT or SIGTERM ends its
+// context, and exits with the status run returns.
+func MainManager(run func(ctx context.Context, args []string, stdout, stderr io.Writer) int) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	status := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(status)
+}
 
 // RunManager is the whole of a command that parses its flags into O and then
 // serves with a controller-runtime manager until ctx ends, logging JSON to
@@ -23,6 +35,9 @@ func RunManager[O any](ctx context.Context, name string, args []string, stdout, 
 	o, err := parse(args, stdout)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
+	}
+	if errors.Is(err, ErrUsage) {
+		return 2 // the flag set printed why
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, name+":", err)

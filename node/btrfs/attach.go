@@ -90,7 +90,7 @@ func (p *Pool) adoptAttachments(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	devices, err := p.losetup.List(ctx)
+	devices, err := loop.List(ctx)
 	if err != nil {
 		return err
 	}

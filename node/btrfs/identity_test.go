@@ -41,7 +41,7 @@ func TestAnImageAttachedUnderAnotherNameIsNotAttachedTwice(t *testing.T) {
 	// another, and this one is still there. Detach it only while it still
 	// holds this image: its name may be another test's by then.
 	t.Cleanup(func() {
-		devices, err := losetup.List(ctx)
+		devices, err := loop.List(ctx)
 		must(t, err, "list loop devices")
 		for _, d := range devices {
 			if d.Name == device && d.Backs(image) {
@@ -126,7 +126,7 @@ func attachFromAGoneNamespace(t *testing.T, dir, rel string, file os.FileInfo) s
 	must(t, err, "attach "+rel+" through the alias")
 	must(t, local.Command(ctx, "umount", "--lazy", alias).Run(), "lazily unmount the alias")
 	t.Cleanup(func() {
-		devices, err := losetup.List(ctx)
+		devices, err := loop.List(ctx)
 		must(t, err, "list loop devices")
 		for _, d := range devices {
 			if d.Name == device && d.Backs(file) {
@@ -151,10 +151,10 @@ func crashedPoolWithVolume(t *testing.T) (string, os.FileInfo) {
 }
 
 // devicesBacking lists the loop devices whose backing file is file, by
-// identity, each with the path losetup shows.
+// identity, each with the path sysfs shows.
 func devicesBacking(t *testing.T, file os.FileInfo) []string {
 	t.Helper()
-	devices, err := loop.Losetup{Cmder: exec.Local{}}.List(context.Background())
+	devices, err := loop.List(context.Background())
 	must(t, err, "list loop devices")
 	var holding []string
 	for _, d := range devices {

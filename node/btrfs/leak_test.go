@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/baton-dr/baton/node/exec"
 	"github.com/baton-dr/baton/node/loop"
 )
 
@@ -13,7 +12,7 @@ import (
 // Only those: other tests on the machine attach loop devices of their own.
 func loopDevicesUnder(t testing.TB, dir string) []string {
 	t.Helper()
-	devices, err := loop.Losetup{Cmder: exec.Local{}}.List(context.Background())
+	devices, err := loop.List(context.Background())
 	if err != nil {
 		t.Fatalf("listing loop devices: %v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 
+	"github.com/baton-dr/baton/node/loop"
 	"github.com/baton-dr/baton/storage/backend"
 )
 
@@ -44,7 +45,7 @@ func (p *Pool) adoptMount(ctx context.Context, m mounted) (string, error) {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return "", err
 	}
-	devices, err := p.losetup.List(ctx)
+	devices, err := loop.List(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -95,7 +96,7 @@ func (p *Pool) attachImage(ctx context.Context) (device string, attachedHere boo
 	if err != nil {
 		return "", false, err
 	}
-	devices, err := p.losetup.List(ctx)
+	devices, err := loop.List(ctx)
 	if err != nil {
 		return "", false, err
 	}

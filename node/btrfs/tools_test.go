@@ -49,7 +49,6 @@ func TestFindMount(t *testing.T) {
 func adoptionReplies(dir, fsType string) map[string]exectest.Reply {
 	replies := map[string]exectest.Reply{
 		"findmnt --json --output SOURCE,FSTYPE --mountpoint " + filepath.Join(dir, "mnt"): {ExitCode: 1},
-		"losetup --list --json --output NAME,BACK-FILE,BACK-INO,BACK-MAJ:MIN,DIO,RO":      {},
 		"losetup --find --show " + filepath.Join(dir, "pool.img"):                         {Stdout: "/dev/loop9\n"},
 		"losetup --detach /dev/loop9":                                                     {},
 		"blockdev --setrw /dev/loop9":                                                     {},

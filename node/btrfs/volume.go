@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/baton-dr/baton/node/fence"
+	"github.com/baton-dr/baton/node/loop"
 	"github.com/baton-dr/baton/storage/backend"
 )
 
@@ -252,7 +253,7 @@ func (p *Pool) DestroyVolume(name string) error {
 // while it was open): btrfs could not free the volume's space while the file
 // is open, and the destroy would wait for it.
 func (p *Pool) checkNotAttached(ctx context.Context, name, action string) error {
-	devices, err := p.losetup.List(ctx)
+	devices, err := loop.List(ctx)
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/baton-dr/baton/node/btrfs"
-	"github.com/baton-dr/baton/node/exec"
 	"github.com/baton-dr/baton/node/loop"
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/backend/pooltest"
@@ -73,7 +72,7 @@ func TestTheNodeCreatesAndReportsAVolume(t *testing.T) {
 	if err != nil || info.SizeBytes < 64*mib {
 		t.Fatalf("the pool's %s: %+v %v, want a volume of 64 MiB", v.Dataset(), info, err)
 	}
-	devices, err := loop.Losetup{Cmder: exec.Local{}}.List(ctx)
+	devices, err := loop.List(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

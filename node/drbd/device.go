@@ -2,7 +2,6 @@ package drbd
 
 import (
 	"errors"
-	"os"
 	"syscall"
 
 	"github.com/baton-dr/baton/storage/backend"
@@ -19,14 +18,4 @@ func deviceError(err error, path string) error {
 		return backend.Refusal(backend.ErrNotFound, "drbd", "%s: %v", path, err)
 	}
 	return err
-}
-
-// openLocalDevice opens a block device on this machine, buffered: Sync
-// (fsync) flushes the page cache, and DRBD forwards the flush to its peers.
-func openLocalDevice(path string, writable bool) (backend.Device, error) {
-	flag := os.O_RDONLY
-	if writable {
-		flag = os.O_RDWR
-	}
-	return os.OpenFile(path, flag, 0)
 }

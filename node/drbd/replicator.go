@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/baton-dr/baton/node/exec"
+	"github.com/baton-dr/baton/node/localdevice"
 	"github.com/baton-dr/baton/storage/backend"
 )
 
@@ -68,7 +69,7 @@ func New(options Options) (*Replicator, error) {
 		options.CommandTimeout = DefaultCommandTimeout
 	}
 	if options.OpenDevice == nil {
-		options.OpenDevice = openLocalDevice
+		options.OpenDevice = localdevice.Open
 	}
 	r := &Replicator{options: options}
 	proc, err := r.output(nil, "cat", "/proc/drbd")

@@ -13,13 +13,12 @@ import (
 	"slices"
 	"strings"
 
-	nodeexec "github.com/baton-dr/baton/node/exec"
 	"github.com/baton-dr/baton/node/loop"
 )
 
 // Loops lists the loop devices whose backing file is under dir, sorted.
 func Loops(ctx context.Context, dir string) ([]string, error) {
-	devices, err := loop.Losetup{Cmder: nodeexec.Local{}}.List(ctx)
+	devices, err := loop.List(ctx)
 	if err != nil {
 		return nil, err
 	}

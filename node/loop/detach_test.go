@@ -17,20 +17,8 @@ import (
 // succeeds at once, the kernel only marks the device to be cleared at its
 // last close, and Detach must not return before that close.
 func TestDetachWaitsUntilTheKernelLetsGo(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("attaches loop devices: run as root")
-	}
-	l := Losetup{Cmder: exec.Local{}}
-	file := filepath.Join(t.TempDir(), "held.img")
-	if err := os.WriteFile(file, make([]byte, 1<<20), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	l, file, device := attachTemp(t, "held.img", false)
 	ctx := context.Background()
-	device, err := l.Attach(ctx, file, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = l.Cmder.Command(ctx, "losetup", "--detach", device).Run() })
 	holder, err := os.Open(device)
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +31,7 @@ func TestDetachWaitsUntilTheKernelLetsGo(t *testing.T) {
 	if err := l.Detach(short, device); err == nil || !strings.Contains(err.Error(), "still attached") {
 		t.Fatalf("detaching a device held open: %v, want a still-attached error", err)
 	}
-	if !attached(t, l, device, file) {
+	if !attached(t, device, file) {
 		t.Fatal("the held device is gone while held")
 	}
 
@@ -55,6 +43,12 @@ func TestDetachWaitsUntilTheKernelLetsGo(t *testing.T) {
 	if device, err = l.Attach(ctx, file, false); err != nil {
 		t.Fatal(err)
 	}
+	second := device
+	t.Cleanup(func() {
+		if attached(t, second, file) {
+			_ = l.Cmder.Command(ctx, "losetup", "--detach", second).Run()
+		}
+	})
 	if holder, err = os.Open(device); err != nil {
 		t.Fatal(err)
 	}
@@ -81,14 +75,41 @@ func TestDetachWaitsUntilTheKernelLetsGo(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("Detach after the holder closed: %v", err)
 	}
-	if attached(t, l, device, file) {
+	if attached(t, device, file) {
 		t.Fatal("Detach returned while the device was still attached")
 	}
 }
 
-func attached(t *testing.T, l Losetup, device, file string) bool {
+// attachTemp attaches a new 1 MiB file of the test's to a loop device,
+// detached at the end of the test if still attached; it skips unless run
+// as root.
+func attachTemp(t *testing.T, name string, directIO bool) (l Losetup, file, device string) {
 	t.Helper()
-	devices, err := l.List(context.Background())
+	if os.Geteuid() != 0 {
+		t.Skip("attaches loop devices: run as root")
+	}
+	l = Losetup{Cmder: exec.Local{}}
+	file = filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(file, make([]byte, 1<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	device, err := l.Attach(context.Background(), file, directIO)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Only while the device is still this file's: a name the test let go
+	// of may be another test's device by then.
+	t.Cleanup(func() {
+		if attached(t, device, file) {
+			_ = l.Cmder.Command(context.Background(), "losetup", "--detach", device).Run()
+		}
+	})
+	return l, file, device
+}
+
+func attached(t *testing.T, device, file string) bool {
+	t.Helper()
+	devices, err := List(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
-// Package loop attaches regular files as block devices through losetup, and
-// fences a block device read-only.
+// Package loop attaches regular files as block devices through losetup,
+// lists the attached ones from sysfs and the devices themselves, and fences a
+// block device read-only.
 //
 // Only the kernel knows which loop devices exist, so nothing here keeps a
-// record: List asks losetup, which reads sysfs, every time.
+// record: List asks the kernel every time.
 package loop

@@ -3,7 +3,6 @@ package zfs
 import (
 	"context"
 	"errors"
-	"os"
 	"strconv"
 	"syscall"
 
@@ -89,14 +88,4 @@ func deviceError(err error, path string) error {
 		return refuse(backend.ErrBusy, "%s: %v", path, err)
 	}
 	return err
-}
-
-// openLocalDevice opens a block device on this machine, buffered: writes
-// land in the page cache and Sync (fsync) flushes them through the zvol.
-func openLocalDevice(path string, writable bool) (backend.Device, error) {
-	flag := os.O_RDONLY
-	if writable {
-		flag = os.O_RDWR
-	}
-	return os.OpenFile(path, flag, 0)
 }

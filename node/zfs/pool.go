@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/baton-dr/baton/node/exec"
+	"github.com/baton-dr/baton/node/localdevice"
 	"github.com/baton-dr/baton/storage/backend"
 )
 
@@ -47,7 +48,7 @@ func New(options Options) (*Pool, error) {
 		options.CommandTimeout = DefaultCommandTimeout
 	}
 	if options.OpenDevice == nil {
-		options.OpenDevice = openLocalDevice
+		options.OpenDevice = localdevice.Open
 	}
 	p := &Pool{options: options}
 	if _, err := p.zfs("list", "-H", "-p", "-o", "name", options.Dataset); err != nil {

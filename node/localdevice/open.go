@@ -1,0 +1,21 @@
+// Package localdevice opens the block devices of the machine a node agent
+// runs on, for the agents' pools and replicators (node/zfs, node/drbd).
+package localdevice
+
+import (
+	"os"
+
+	"github.com/baton-dr/baton/storage/backend"
+)
+
+// Open opens a block device on this machine, buffered: writes
+// land in the page cache and Sync (fsync) flushes them through the device
+// -- a zvol to its pool, DRBD to its disk and on to its peers. It is the
+// node agents' OpenDevice where no test stands in for the device.
+func Open(path string, writable bool) (backend.Device, error) {
+	flag := os.O_RDONLY
+	if writable {
+		flag = os.O_RDWR
+	}
+	return os.OpenFile(path, flag, 0)
+}
