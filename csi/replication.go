@@ -27,6 +27,9 @@ type Replication struct {
 	replication.UnimplementedControllerServer
 	Clusters *Clusters
 	Locks    *Locks
+	// ResyncWait is how long a resync that is not ready waits for its sync
+	// (resync_wait.go); the zero value answers at once.
+	ResyncWait ResyncWait
 }
 
 // call is one replication RPC's resolved chain.
@@ -224,6 +227,15 @@ func (r *Replication) ResyncVolume(ctx context.Context, req *replication.ResyncV
 	}
 	defer c.release()
 	ready, err := c.resync(ctx)
+	// Looking again is the same call again: idempotent, and each look is a
+	// storage API call of its own, so no lock of a site is held between
+	// looks. A look that fails ends the wait with its error.
+	for look := 0; err == nil && !ready && look < r.ResyncWait.Looks; look++ {
+		if r.ResyncWait.Pause(ctx) != nil {
+			break // the call's deadline: answer what the last look saw
+		}
+		ready, err = c.resync(ctx)
+	}
 	if err != nil {
 		return nil, toStatus(err)
 	}

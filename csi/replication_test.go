@@ -1,6 +1,7 @@
 package csi_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/baton-dr/baton/csi"
 	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storage/core"
 )
@@ -225,6 +227,41 @@ func TestResyncAndStatusAddressTheEndWithTheLocalClusterAsSource(t *testing.T) {
 	}
 	if info.GetStatus() != replication.GetVolumeReplicationInfoResponse_HEALTHY || info.GetLastSyncDuration() == nil {
 		t.Errorf("info %v, want HEALTHY with a duration", info)
+	}
+}
+
+// The csi-addons controller asks again only 30 s after a resync that is
+// not ready. A driver that waits for the sync its resync kicked (the world
+// passing a second a pause) answers ready on the first call of the
+// fail-back; the same first call without the wait answers not ready -- the
+// wait, not the world, made it ready.
+func TestAResyncThatWaitsForItsSyncIsReadyOnTheFirstCall(t *testing.T) {
+	for _, wait := range []bool{false, true} {
+		w, a, _, handle, clone := failedOver(t)
+		pauses := 0
+		if wait {
+			w.resyncWait = csi.ResyncWait{Looks: 30, Pause: func(context.Context) error { pauses++; return w.Run(time.Second) }}
+			a = w.newDriver(clusterA, "a1", w.secret(clusterA))
+		}
+		if err := a.demote(handle); err != nil {
+			t.Fatal(err)
+		}
+		ready, err := a.resync(handle)
+		if err != nil {
+			t.Fatalf("the first resync on A (waiting %t): %v", wait, err)
+		}
+		if ready != wait {
+			t.Fatalf("the first resync on A (waiting %t) answers ready %t", wait, ready)
+		}
+		if !wait {
+			continue
+		}
+		if pauses == 0 {
+			t.Fatalf("the waiting resync was ready at its first look: the test shows nothing")
+		}
+		if st, err := w.api(clusterB).Status(ctx, clone); err != nil || st.Target != clusterA || st.LastSyncTime.IsZero() {
+			t.Fatalf("B:v2 after the waiting resync answered ready (%d pauses): %+v, %v; want it synced to A", pauses, st, err)
+		}
 	}
 }
 
