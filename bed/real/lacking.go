@@ -30,7 +30,8 @@ type Facts struct {
 	CSIAddons map[string]bool
 	// Peers: each site's CSI secret registers the other site (local=false).
 	Peers map[string]bool
-	// Scenarios the real bed does not run, with why (Lacking of supports).
+	// Scenarios the real bed does not run, with why (Supports), in one
+	// line: the caller's, which knows the catalogue.
 	Scenarios string
 }
 
@@ -67,10 +68,10 @@ func (f Facts) Lacking() string {
 	return strings.Join(out, "; ")
 }
 
-// ReadFacts reads what the running bed has.
-func (in *Infra) ReadFacts(ctx context.Context, catalogue []string) (Facts, error) {
-	f := Facts{ZFS: moduleLoaded("zfs"), DRBD: moduleLoaded("drbd"), CSIAddons: map[string]bool{}, Peers: map[string]bool{},
-		Scenarios: Lacking(catalogue)}
+// ReadFacts reads what the running bed has; Scenarios is left to the
+// caller.
+func (in *Infra) ReadFacts(ctx context.Context) (Facts, error) {
+	f := Facts{ZFS: moduleLoaded("zfs"), DRBD: moduleLoaded("drbd"), CSIAddons: map[string]bool{}, Peers: map[string]bool{}}
 	hub, _, err := in.Client(Hub)
 	if err != nil {
 		return f, err

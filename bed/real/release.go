@@ -118,9 +118,16 @@ func awaitGone(ctx context.Context, devices []loop.Device, log func(string, ...a
 	}
 }
 
-// attachedAsBefore tells whether the device still has the backing file it
-// had (sysfs keeps its path while it is attached).
+// attachedAsBefore tells whether the device is still the attachment it
+// was: the same disk sequence number (the kernel raises it at the detach,
+// and the next attach of the name, anyone's, raises it again) or, on a
+// kernel without one, the same backing file (sysfs keeps its path while
+// it is attached).
 func attachedAsBefore(d loop.Device) bool {
+	if d.DiskSeq != 0 {
+		seq, err := loop.DiskSeq(d.Name)
+		return err == nil && seq == d.DiskSeq
+	}
 	backing, err := os.ReadFile(filepath.Join("/sys/block", filepath.Base(d.Name), "loop", "backing_file"))
 	return err == nil && strings.TrimSuffix(string(backing), "\n") == d.BackFile
 }

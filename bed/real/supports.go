@@ -30,33 +30,3 @@ func Supports(scenario string) error {
 	}
 	return nil
 }
-
-// Lacking lists, in one line, the scenarios of names the real bed does not
-// run and why, a story's families folded into "*".
-func Lacking(names []string) string {
-	families := map[string][]string{}
-	var order []string
-	for _, name := range names {
-		family, story, _ := strings.Cut(name, "/")
-		if Supports(name) == nil {
-			continue
-		}
-		if _, seen := families[story]; !seen {
-			order = append(order, story)
-		}
-		families[story] = append(families[story], family)
-	}
-	var out []string
-	for _, story := range order {
-		family := families[story][0]
-		if len(families[story]) > 1 {
-			family = "*"
-		}
-		reason := stories[story]
-		if reason == "" {
-			reason = "an unknown story"
-		}
-		out = append(out, fmt.Sprintf("%s/%s (%s)", family, story, reason))
-	}
-	return strings.Join(out, "; ")
-}

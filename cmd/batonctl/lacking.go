@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/baton-dr/baton/bed/local"
+	"github.com/baton-dr/baton/bed/real"
 	"github.com/baton-dr/baton/scenarios"
 )
 
@@ -19,14 +20,25 @@ func localRuns(sc scenarios.Scenario) error {
 }
 
 // localLacking lists, in one line, the scenarios the local bed does not run
-// and why, a story once for all its families, for make localbed's last
-// word; empty when it runs them all.
-func localLacking(catalogue []scenarios.Scenario) string {
+// and why, for make localbed's last word; empty when it runs them all.
+func localLacking(catalogue []scenarios.Scenario) string { return lackingLine(catalogue, localRuns) }
+
+// realLacking lists, in one line, the scenarios the real bed does not run
+// and why (real.Supports), for make realbed's lacking line.
+func realLacking(catalogue []scenarios.Scenario) string {
+	return lackingLine(catalogue, func(sc scenarios.Scenario) error { return real.Supports(sc.Name) })
+}
+
+// lackingLine lists, in one line, the scenarios of catalogue that runs
+// refuses and why (its error, less the scenario's name), a story once for
+// all its families ("*/drill" where more than one lacks it); empty when
+// runs refuses none.
+func lackingLine(catalogue []scenarios.Scenario, runs func(scenarios.Scenario) error) string {
 	families := map[string][]string{}
 	reasons := map[string]string{}
 	var order []string
 	for _, sc := range catalogue {
-		err := localRuns(sc)
+		err := runs(sc)
 		if err == nil {
 			continue
 		}

@@ -49,3 +49,14 @@ func mustFind(t *testing.T, name string) scenarios.Scenario {
 	}
 	return sc
 }
+
+// The real bed's line folds a story every family lacks into "*" and names
+// no story it tells, with real.Supports' reason.
+func TestTheRealBedsLackingLineFoldsAStorysFamilies(t *testing.T) {
+	catalogue := []scenarios.Scenario{{Name: "gitea/drill"}, {Name: "wordpress/drill"}, {Name: "gitea/relocate"}, {Name: "hub/deploy"}}
+	want := "*/drill (test fail-overs are not supported on the real bed); " +
+		"hub/deploy (the hub's deployment flow (OCM, baton-hub) is not supported on the real bed)"
+	if line := realLacking(catalogue); line != want {
+		t.Errorf("lacking %q, want %q", line, want)
+	}
+}

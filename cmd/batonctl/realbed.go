@@ -108,14 +108,11 @@ ranges, on the docker network baton-realbed.`,
 			if err != nil {
 				return err
 			}
-			var names []string
-			for _, sc := range scenarios.Catalogue() {
-				names = append(names, sc.Name)
-			}
-			facts, err := in.ReadFacts(cmd.Context(), names)
+			facts, err := in.ReadFacts(cmd.Context())
 			if err != nil {
 				return err
 			}
+			facts.Scenarios = realLacking(scenarios.Catalogue())
 			lacking := facts.Lacking()
 			if lacking == "" {
 				lacking = "nothing"

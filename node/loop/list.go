@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -34,6 +35,12 @@ type Device struct {
 	// /dev has no node for the device.
 	Node   FileID
 	Number uint64
+	// DiskSeq is the kernel's sequence number of the device (sysfs
+	// diskseq): the kernel raises it at every attach and every detach, and
+	// never gives it to another device, so it names this attachment where
+	// the name does not -- a freed /dev/loop3 is the next attach's,
+	// anyone's. Zero on a kernel without it (before 5.15).
+	DiskSeq uint64
 }
 
 func (d Device) String() string { return fmt.Sprintf("%s (%s)", d.Name, d.BackFile) }
@@ -147,6 +154,9 @@ func readDevice(sys string) (Device, error) {
 	if d.ReadOnly, err = sysFlag(filepath.Join(sys, "ro")); err != nil {
 		return d, err
 	}
+	if d.DiskSeq, err = DiskSeq(d.Name); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return d, err
+	}
 	var st unix.Stat_t
 	if err := unix.Stat(d.Name, &st); errors.Is(err, unix.ENOENT) {
 		return d, nil
@@ -162,6 +172,21 @@ func readDevice(sys string) (Device, error) {
 		return err
 	})
 	return d, err
+}
+
+// DiskSeq reads the device's sequence number (see Device.DiskSeq) from
+// sysfs: a device gone from /sys/block, or a kernel without diskseq, is
+// an error that is os.ErrNotExist.
+func DiskSeq(device string) (uint64, error) {
+	data, err := os.ReadFile(filepath.Join("/sys/block", filepath.Base(device), "diskseq"))
+	if err != nil {
+		return 0, err
+	}
+	seq, err := strconv.ParseUint(strings.TrimSpace(string(data)), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s's diskseq: %w", device, err)
+	}
+	return seq, nil
 }
 
 // sysFlag reads a sysfs attribute that holds 0 or 1.
