@@ -26,7 +26,7 @@ set -euo pipefail
 KERNEL_ABI=${BATON_VMTEST_KERNEL_ABI:-6.1.0-47}
 MIRROR=${BATON_VMTEST_MIRROR:-http://deb.debian.org/debian}
 SUITE=bookworm
-GUEST_PACKAGES="linux-image-$KERNEL_ABI-amd64 initramfs-tools drbd-utils zfsutils-linux nftables udev kmod iproute2 procps util-linux"
+GUEST_PACKAGES="linux-image-$KERNEL_ABI-amd64 initramfs-tools drbd-utils zfsutils-linux nftables udev kmod iproute2 procps util-linux e2fsprogs"
 HOST_PACKAGES="qemu-system-x86 qemu-utils debootstrap e2fsprogs iproute2 coreutils"
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

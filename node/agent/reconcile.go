@@ -46,7 +46,8 @@ func (a *Agent) converge(v core.VolumeSpec) error {
 		return err
 	}
 	replica, err := a.ensureReplication(v)
-	if err != nil {
+	var pending *demotionPending
+	if err != nil && !errors.As(err, &pending) {
 		return err
 	}
 	pool := a.options.Pool
@@ -59,6 +60,11 @@ func (a *Agent) converge(v core.VolumeSpec) error {
 			return fmt.Errorf("failed to lift the fence of %s: %w", v.Dataset, err)
 		}
 		return fmt.Errorf("failed to fence %s: %w", v.Dataset, err)
+	}
+	if pending != nil {
+		// Fenced, and still Primary: no snapshot of a member whose role is
+		// not what its spec says.
+		return pending
 	}
 	snaps, err := pool.Snapshots(v.Dataset)
 	if err != nil {
@@ -215,11 +221,60 @@ func (a *Agent) ensureReplication(v core.VolumeSpec) (*backend.ResourceStatus, e
 	case v.Role == backend.Primary && status.Role != backend.Primary:
 		err = drbd.Primary(v.Resource.Name, onlyFencedMissing(status, v.FencedPeers))
 	case v.Role == backend.Secondary && status.Role == backend.Primary:
-		err = drbd.Secondary(v.Resource.Name)
+		err = a.demote(v)
+	}
+	if err == nil && v.Role == backend.Primary {
+		err = a.fenceDevice(v, v.ReadOnly)
 	}
 	// A role change leaves the disk state as it was: the status still holds.
 	return &status, err
 }
+
+// demote fences the resource's device, then makes it Secondary. The fence
+// comes first: DRBD refuses the demotion while the device is open, and a
+// file system mounted from it would go on writing, and replicating, until
+// it is unmounted. A demotion refused after the fence (ErrBusy: the file
+// system is still mounted, the CSI unstage unmounts it) is demotionPending:
+// the member takes no writes, the role waits for the device to close.
+func (a *Agent) demote(v core.VolumeSpec) error {
+	if err := a.fenceDevice(v, true); err != nil {
+		return fmt.Errorf("not demoting %s on %s: %w", v.Resource.Name, a.options.Node, err)
+	}
+	err := a.options.Replicator.Secondary(v.Resource.Name)
+	if errors.Is(err, backend.ErrBusy) {
+		return &demotionPending{resource: v.Resource.Name, node: a.options.Node, err: err}
+	}
+	return err
+}
+
+// fenceDevice sets or lifts the fence on the resource's own device, where
+// the replicator has one (backend.DeviceFencer). A Primary's fence is lifted
+// on every pass: the flag a demotion's fence set outlives the role, and a
+// file system the fence shut down and still mounted is reported so, not as
+// writable (fence.ErrStillShutDown).
+func (a *Agent) fenceDevice(v core.VolumeSpec, fenced bool) error {
+	fencer, ok := a.options.Replicator.(backend.DeviceFencer)
+	if !ok {
+		return nil
+	}
+	return fencer.FenceDevice(v.Resource.Name, fenced)
+}
+
+// demotionPending is a demotion DRBD refused after the device's fence held:
+// the device is still open, by a file system mounted from it that the fence
+// shut down. The status reports it on every pass until the device closes
+// and the demotion goes through; nothing writes meanwhile.
+type demotionPending struct {
+	resource, node string
+	err            error
+}
+
+func (d *demotionPending) Error() string {
+	return fmt.Sprintf("%s is fenced on %s but stays Primary while its device is open (a file system mounted from it, "+
+		"shut down by the fence, until it is unmounted): %v", d.resource, d.node, d.err)
+}
+
+func (d *demotionPending) Unwrap() error { return d.err }
 
 // readOnly is the fence of a member that is no longer Active: its dataset
 // turns read-only -- but not while DRBD still has to resync this replica.

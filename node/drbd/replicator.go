@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/baton-dr/baton/node/exec"
+	"github.com/baton-dr/baton/node/fence"
 	"github.com/baton-dr/baton/node/localdevice"
 	"github.com/baton-dr/baton/storage/backend"
 )
@@ -34,6 +35,14 @@ type Options struct {
 	// OpenDevice opens a block device where Cmder runs its commands; nil opens
 	// it on this machine.
 	OpenDevice func(path string, writable bool) (backend.Device, error)
+	// Mounts is the mount namespace whose file systems on a resource's device
+	// its fence shuts down (package fence): the node's, through /proc/1,
+	// unless set.
+	Mounts fence.Namespace
+	// FenceDevice sets the fence on a block device (fenced) or lifts it,
+	// where Cmder runs; nil does it on this machine, with package fence in
+	// Mounts.
+	FenceDevice func(path string, fenced bool) error
 	// CommandTimeout bounds each command; zero means DefaultCommandTimeout.
 	CommandTimeout time.Duration
 }
@@ -70,6 +79,10 @@ func New(options Options) (*Replicator, error) {
 	}
 	if options.OpenDevice == nil {
 		options.OpenDevice = localdevice.Open
+	}
+	if options.FenceDevice == nil {
+		mounts := options.Mounts
+		options.FenceDevice = func(path string, fenced bool) error { return fence.Path(path, fenced, mounts) }
 	}
 	r := &Replicator{options: options}
 	proc, err := r.output(nil, "cat", "/proc/drbd")

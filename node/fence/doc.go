@@ -48,14 +48,31 @@
 // The caller (the hub) must never believe a device fenced that is not. A
 // file system mounted read-write that has no shutdown (btrfs on this
 // kernel, for one) makes Fence fail with ErrNoShutdown, naming the device,
-// the type and the mount point. A device held exclusively -- mounted, or
-// claimed by a stacked device -- with no mount of it in the namespace (the
-// agent sees another namespace than kubelet's, or a mount raced the read of
+// the type and the mount point. A device claimed by a stacked device that
+// is not fenced fails with ErrUnfencedHolder. A device held exclusively
+// with no holder in sysfs and no mount of it in the namespace (the agent
+// sees another namespace than kubelet's, or a mount raced the read of
 // mountinfo) fails with ErrUnseenHolder. A file system mounted read-only
 // (its superblock, not only one mount) writes nothing and is left as it is.
 // Fence is idempotent: a file system already shut down (ext4 says so in its
 // super options; xfs refuses to open anything once shut down, with EIO)
 // counts as stopped.
+//
+// # Stacked devices
+//
+// A device claimed by a stacked device -- a zvol as DRBD's backing disk --
+// has no mount of its own: the file system is mounted from the device on
+// top (/dev/drbdN), and every write reaches the zvol through it, where the
+// zvol's flag stops nothing (the kernel only warns). Shutting that file
+// system down is the fence of the device on top, set by its owner first:
+// the node agent fences the DRBD device before it demotes it, and then the
+// zvol. Fence on the claimed device checks that the fence above holds: each
+// holder (sysfs holders/) read-only, by BLKROSET or by its driver (DRBD
+// marks a Secondary's device so), with no file system mounted read-write
+// from it that is not shut down; otherwise it fails with ErrUnfencedHolder,
+// naming the holder. It never fences the holder itself: a holder's writes
+// (a DRBD Primary's replication, a resync) are the holder's to stop, in the
+// order its owner chooses.
 //
 // # Lifting
 //

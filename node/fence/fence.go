@@ -83,10 +83,14 @@ func stop(device string, rdev uint64, mounts []*mountinfo.Info, ns Namespace) er
 // would against any other exclusive opener. A file system whose mounts show
 // another device number than its device's (btrfs shows an anonymous one)
 // has no shutdown either (btrfs, Linux 6.18): it is named by its mount's
-// source.
+// source. A device claimed by stacked devices passes when they are fenced
+// (checkHolders).
 func checkNotHeld(device string, rdev uint64, ns Namespace) error {
 	fd, err := unix.Open(device, unix.O_RDONLY|unix.O_EXCL|unix.O_CLOEXEC, 0)
 	if errors.Is(err, unix.EBUSY) {
+		if held, err := checkHolders(device, rdev, ns); held || err != nil {
+			return err
+		}
 		if m, err := ns.mountFrom(rdev); err != nil {
 			return err
 		} else if m != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/baton-dr/baton/node/exec"
+	"github.com/baton-dr/baton/node/fence"
 	"github.com/baton-dr/baton/node/localdevice"
 	"github.com/baton-dr/baton/storage/backend"
 )
@@ -22,6 +23,13 @@ type Options struct {
 	// OpenDevice opens a block device where Cmder runs its commands; nil opens
 	// it on this machine.
 	OpenDevice func(path string, writable bool) (backend.Device, error)
+	// Mounts is the mount namespace whose file systems on a zvol the fence
+	// shuts down (package fence): the node's, through /proc/1, unless set.
+	Mounts fence.Namespace
+	// FenceDevice sets the fence on a zvol's device (fenced) or lifts it,
+	// where Cmder runs; nil does it on this machine, with package fence in
+	// Mounts.
+	FenceDevice func(path string, fenced bool) error
 	// CommandTimeout bounds each command but the streams of Send and Receive,
 	// which live as long as their reader; zero means DefaultCommandTimeout.
 	CommandTimeout time.Duration
@@ -49,6 +57,10 @@ func New(options Options) (*Pool, error) {
 	}
 	if options.OpenDevice == nil {
 		options.OpenDevice = localdevice.Open
+	}
+	if options.FenceDevice == nil {
+		mounts := options.Mounts
+		options.FenceDevice = func(path string, fenced bool) error { return fence.Path(path, fenced, mounts) }
 	}
 	p := &Pool{options: options}
 	if _, err := p.zfs("list", "-H", "-p", "-o", "name", options.Dataset); err != nil {

@@ -85,19 +85,24 @@ func (p *Pool) settleUdev() {
 	_ = p.options.Cmder.Command(ctx, "udevadm", "settle", "--timeout="+strconv.Itoa(udevTimeoutSeconds)).Run()
 }
 
-// SetReadOnly fences a volume (or lifts the fence): readonly=on, and the
-// zvol's block device marked read-only (`blockdev --setro`). zfs 2.1 reads
-// the readonly property only when the zvol is first opened, so a device
-// already open would go on writing; the kernel checks the block device's
-// flag on every write, which fences those too (EPERM, ErrRefused).
+// SetReadOnly fences a volume (or lifts the fence): readonly=on, for the
+// opens to come (zfs 2.1 reads it only when the zvol is first opened), then
+// the fence on the zvol's device (package fence): its read-only flag, which
+// the kernel checks on every write through the device, on descriptors opened
+// before too (EPERM, ErrRefused), and the shutdown of an ext4 or xfs mounted
+// from it, whose bios the flag lets through. A zvol that is DRBD's backing
+// disk has no mount: its fence passes only once the DRBD device on top is
+// fenced (fence.ErrUnfencedHolder otherwise). The fence fails closed, and
+// is tried again by the next call; lifting it over a file system it shut
+// down, still mounted, lifts it and reports fence.ErrStillShutDown.
 func (p *Pool) SetReadOnly(name string, readOnly bool) error {
 	dataset := p.DatasetPath(name)
 	if err := checkName("set property for", dataset, name); err != nil {
 		return err
 	}
-	value, flag := "off", "--setrw"
+	value := "off"
 	if readOnly {
-		value, flag = "on", "--setro"
+		value = "on"
 	}
 	if _, err := p.zfs("set", "readonly="+value, dataset); err != nil {
 		return err
@@ -106,10 +111,11 @@ func (p *Pool) SetReadOnly(name string, readOnly bool) error {
 	if err := p.awaitDevice(path); err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), p.options.CommandTimeout)
-	defer cancel()
-	if err := p.options.Cmder.Command(ctx, "blockdev", flag, path).Run(); err != nil {
-		return fmt.Errorf("failed to mark %s %s: %w", path, value, err)
+	if err := p.options.FenceDevice(path, readOnly); err != nil {
+		if readOnly {
+			return fmt.Errorf("failed to fence %s: %w", path, err)
+		}
+		return fmt.Errorf("failed to lift the fence of %s: %w", path, err)
 	}
 	return nil
 }

@@ -144,3 +144,14 @@ type Replicator interface {
 type MetadataSizer interface {
 	MetadataBytes(dataBytes uint64) uint64
 }
+
+// DeviceFencer is implemented by replicators whose device a file system is
+// mounted from (DRBD's /dev/drbdN on a Primary): FenceDevice stops every
+// write to it (fenced), the file system's included, or lifts that fence. The
+// agent fences the device before it demotes it -- a demotion fails while the
+// file system is mounted, and the file system would write on meanwhile -- and
+// lifts the fence once the device is Primary again. Fencing a Secondary's
+// device, which takes no writes, does nothing.
+type DeviceFencer interface {
+	FenceDevice(resource string, fenced bool) error
+}

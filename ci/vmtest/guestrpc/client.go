@@ -111,6 +111,16 @@ func (c *Client) OpenDevice(path string, writable bool) (backend.Device, error) 
 	return &remoteDevice{client: c, handle: handle, path: path}, nil
 }
 
+// FenceDevice fences a block device on the guest, or lifts its fence; it
+// fits node/zfs's and node/drbd's Options.FenceDevice. The errno of a
+// failure crosses the wire; fence's sentinel errors arrive as their words.
+func (c *Client) FenceDevice(path string, fenced bool) error {
+	if err := c.rpc.Call(ServiceName+".Fence", FenceArgs{Path: path, Fenced: fenced}, &struct{}{}); err != nil {
+		return &os.PathError{Op: "fence", Path: path, Err: errnoFrom(err)}
+	}
+	return nil
+}
+
 var errnoText = regexp.MustCompile(`^errno (\d+): `)
 
 // errnoFrom recovers the errno the server put in front of an open's error.

@@ -43,3 +43,10 @@ type IOReply struct {
 	Errno int    // 0 when Error is not an errno
 	Error string // empty on success
 }
+
+// FenceArgs sets the fence on a block device of the guest (Fenced) or lifts
+// it, with package fence in the guest's mount namespace.
+type FenceArgs struct {
+	Path   string
+	Fenced bool
+}

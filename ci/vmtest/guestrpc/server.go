@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/baton-dr/baton/node/exec"
+	"github.com/baton-dr/baton/node/fence"
 )
 
 // maxTimeout bounds a command whose caller set none.
@@ -155,6 +156,12 @@ func (g *Guest) Close(args IOArgs, reply *IOReply) error {
 	g.mu.Unlock()
 	fill(reply, f.Close())
 	return nil
+}
+
+// Fence fences a block device of the guest, or lifts its fence: the guest's
+// init (PID 1) shares its mount namespace with everything the tests mount.
+func (g *Guest) Fence(args FenceArgs, _ *struct{}) error {
+	return errnoError(fence.Path(args.Path, args.Fenced, fence.Namespace{}))
 }
 
 // Exit stops the server once the reply is on its way.

@@ -35,8 +35,12 @@ type Node struct {
 	DataIP     string
 	Cmder      exec.Cmder
 	OpenDevice func(path string, writable bool) (backend.Device, error)
-	Pool       *zfs.Pool
-	DRBD       *drbd.Replicator
+	// FenceDevice fences a block device on the node: nil on this one, the
+	// guest's Fence for the far one (a local fence would act on this
+	// node's device of the same path).
+	FenceDevice func(path string, fenced bool) error
+	Pool        *zfs.Pool
+	DRBD        *drbd.Replicator
 }
 
 // Guests are the nodes of a run, this guest first.
@@ -76,7 +80,7 @@ func Connect() (*Guests, error) {
 		}
 		n := &Node{Name: name, DataIP: ip, Cmder: exec.Local{}}
 		if name != self {
-			n.Cmder, n.OpenDevice = client, client.OpenDevice
+			n.Cmder, n.OpenDevice, n.FenceDevice = client, client.OpenDevice, client.FenceDevice
 		}
 		if err := n.start(); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
@@ -99,10 +103,11 @@ func (n *Node) start() error {
 		return err
 	}
 	var err error
-	if n.Pool, err = zfs.New(zfs.Options{Cmder: n.Cmder, Dataset: poolName, OpenDevice: n.OpenDevice}); err != nil {
+	if n.Pool, err = zfs.New(zfs.Options{Cmder: n.Cmder, Dataset: poolName, OpenDevice: n.OpenDevice, FenceDevice: n.FenceDevice}); err != nil {
 		return err
 	}
-	n.DRBD, err = drbd.New(drbd.Options{Cmder: n.Cmder, Node: n.Name, Backing: n.Pool.DevicePath, OpenDevice: n.OpenDevice})
+	n.DRBD, err = drbd.New(drbd.Options{Cmder: n.Cmder, Node: n.Name, Backing: n.Pool.DevicePath, OpenDevice: n.OpenDevice,
+		FenceDevice: n.FenceDevice})
 	return err
 }
 

@@ -208,9 +208,10 @@ func (noTransport) Ship(core.Receiver, agent.StreamHeader, io.ReadCloser, func(u
 func startAgent(t *testing.T, n *Node) (*agent.Agent, *recorder) {
 	t.Helper()
 	rec := &recorder{Cmder: n.Cmder}
-	pool, err := zfs.New(zfs.Options{Cmder: rec, Dataset: poolName, OpenDevice: n.OpenDevice})
+	pool, err := zfs.New(zfs.Options{Cmder: rec, Dataset: poolName, OpenDevice: n.OpenDevice, FenceDevice: n.FenceDevice})
 	must(t, err, "zfs.New on %s", n.Name)
-	replicator, err := drbd.New(drbd.Options{Cmder: rec, Node: n.Name, Backing: pool.DevicePath, OpenDevice: n.OpenDevice})
+	replicator, err := drbd.New(drbd.Options{Cmder: rec, Node: n.Name, Backing: pool.DevicePath, OpenDevice: n.OpenDevice,
+		FenceDevice: n.FenceDevice})
 	must(t, err, "drbd.New on %s", n.Name)
 	a, err := agent.New(agent.Options{Node: n.Name, Pool: pool, Replicator: replicator, Transport: noTransport{}, Clock: wallClock{}})
 	must(t, err, "agent.New on %s", n.Name)
