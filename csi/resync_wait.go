@@ -3,6 +3,8 @@ package csi
 import (
 	"context"
 	"time"
+
+	"github.com/baton-dr/baton/internal/poll"
 )
 
 // ResyncWait is how ResyncVolume waits for the sync its resync kicked,
@@ -31,14 +33,5 @@ func WallResyncWait(patience, every time.Duration) ResyncWait {
 	if every <= 0 || patience < every {
 		return ResyncWait{}
 	}
-	return ResyncWait{Looks: int(patience / every), Pause: func(ctx context.Context) error {
-		t := time.NewTimer(every)
-		defer t.Stop()
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-			return nil
-		}
-	}}
+	return ResyncWait{Looks: int(patience / every), Pause: func(ctx context.Context) error { return poll.Pause(ctx, every) }}
 }

@@ -25,3 +25,15 @@ func Until(ctx context.Context, limit time.Duration, check func() (bool, string)
 		}
 	}
 }
+
+// Pause waits d, or until ctx ends (its error then).
+func Pause(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

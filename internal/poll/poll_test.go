@@ -22,3 +22,14 @@ func TestUntilSaysWhatTheCheckLastSaw(t *testing.T) {
 		t.Fatalf("Until on an ended context: %v, want the check's last word", err)
 	}
 }
+
+func TestPauseEndsWithItsContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := Pause(ctx, time.Hour); err != context.Canceled {
+		t.Fatalf("Pause on an ended context: %v, want context.Canceled", err)
+	}
+	if err := Pause(context.Background(), 0); err != nil {
+		t.Fatalf("Pause of nothing: %v", err)
+	}
+}

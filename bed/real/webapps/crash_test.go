@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/baton-dr/baton/internal/poll"
 )
 
 // crashFigures are what one crash cycle measured, for the test's log.
@@ -72,7 +74,7 @@ func startWriter(t *testing.T, ctx context.Context, app App) *writer {
 				return
 			}
 			if op.Outcome != Acknowledged {
-				_ = pause(ctx, retryPause)
+				_ = poll.Pause(ctx, retryPause)
 			}
 		}
 	}()

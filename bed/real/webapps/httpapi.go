@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/baton-dr/baton/internal/poll"
 )
 
 // ErrUnavailable: the application did not answer, or answered 5xx, for
@@ -144,7 +146,7 @@ func (e endpoint) read(ctx context.Context, r request, also ...int) (answer, err
 	var last error
 	for attempt := 0; attempt < readRetries; attempt++ {
 		if attempt > 0 {
-			if err := pause(ctx, time.Duration(attempt)*500*time.Millisecond); err != nil {
+			if err := poll.Pause(ctx, time.Duration(attempt)*500*time.Millisecond); err != nil {
 				return answer{}, err
 			}
 		}
@@ -173,18 +175,6 @@ func contains(list []int, v int) bool {
 		}
 	}
 	return false
-}
-
-// pause waits d or until ctx ends.
-func pause(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // escapePath escapes each segment of a slash-separated path.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/baton-dr/baton/internal/poll"
 )
 
 // readyPoll is how often WaitReady asks.
@@ -27,7 +29,7 @@ func (e endpoint) waitReady(ctx context.Context, path string, limit time.Duratio
 		default:
 			last = a.errorf("GET " + path).Error()
 		}
-		if err := pause(ctx, readyPoll); err != nil {
+		if err := poll.Pause(ctx, readyPoll); err != nil {
 			return fmt.Errorf("%w: %s did not answer 2xx within %s; last: %s", ErrUnavailable,
 				e.base.Redacted()+path, time.Since(start).Round(time.Second), last)
 		}
