@@ -81,5 +81,10 @@
 // again only once it is unmounted and mounted anew (the journal replays
 // then). Lift reports such a mount with ErrStillShutDown, every time it is
 // called until the mount is gone, rather than letting a promoted member look
-// writable while every write through its file system fails.
+// writable while every write through its file system fails. It can only
+// where the kernel says so: Linux 6.1's ext4 (Debian 12's kernel, the
+// vmtest guests') neither shows "shutdown" in its super options nor refuses
+// to open its root, so there Lift passes over a shut-down mount, and a
+// zvol's fence under a fenced but still mounted DRBD device fails closed
+// (ErrUnfencedHolder) until the unmount (ci/vmtest/integration/fence_test.go).
 package fence
