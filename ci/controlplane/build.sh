@@ -86,7 +86,9 @@ done
 build etcd go.etcd.io/etcd/server/v3 "$stage/out/etcd"
 
 if [ -x "$stage/out/kube-apiserver" ]; then "$stage/out/kube-apiserver" --version >&2; fi
-"$stage/out/etcd" --version | head -1 >&2
+# sed reads all of it: head -1 may exit first, and under pipefail the
+# SIGPIPE etcd gets then fails the whole build without a word.
+"$stage/out/etcd" --version | sed -n 1p >&2
 
 # Publish atomically: readers see either the old directory or the complete new one.
 echo "$want" >"$stage/out/.stamp"
