@@ -50,6 +50,22 @@ func readOnlySuper(m *mountinfo.Info) bool {
 // mount stacked over it) is an error: nothing there may be shut down in the
 // device's name.
 func (n Namespace) openUnlessShutDown(m *mountinfo.Info, rdev uint64) (root *os.File, down bool, err error) {
+	root, down, err = n.openUnlessSaysShutDown(m, rdev)
+	if root == nil {
+		return root, down, err
+	}
+	if down, err := probeShutDown(root); down || err != nil {
+		return nil, down, errors.Join(err, root.Close())
+	}
+	return root, false, nil
+}
+
+// openUnlessSaysShutDown is openUnlessShutDown without the probe: Fence's
+// signs of a shutdown that cannot be a live file system's failed read. A
+// probe's EIO can be (probeShutDown), and a fence must not skip a live file
+// system, so Fence shuts down what the probe calls down again -- which
+// changes nothing on one that is.
+func (n Namespace) openUnlessSaysShutDown(m *mountinfo.Info, rdev uint64) (root *os.File, down bool, err error) {
 	if slices.Contains(strings.Split(m.VFSOptions, ","), "shutdown") {
 		return nil, true, nil
 	}
@@ -66,9 +82,6 @@ func (n Namespace) openUnlessShutDown(m *mountinfo.Info, rdev uint64) (root *os.
 	}
 	if st.Dev != rdev {
 		return nil, false, errors.Join(errors.New(m.Mountpoint+" shows another file system (a mount over it)"), root.Close())
-	}
-	if down, err := probeShutDown(root); down || err != nil {
-		return nil, down, errors.Join(err, root.Close())
 	}
 	return root, false, nil
 }
