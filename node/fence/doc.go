@@ -54,9 +54,10 @@
 // sees another namespace than kubelet's, or a mount raced the read of
 // mountinfo) fails with ErrUnseenHolder. A file system mounted read-only
 // (its superblock, not only one mount) writes nothing and is left as it is.
-// Fence is idempotent: a file system already shut down (ext4 says so in its
-// super options; xfs refuses to open anything once shut down, with EIO)
-// counts as stopped.
+// Fence is idempotent: a file system already shut down (shutdown.go: ext4
+// says so in its super options on Linux 6.18, xfs refuses to open anything,
+// and both refuse an xattr get of the mount's root with EIO) counts as
+// stopped.
 //
 // # Stacked devices
 //
@@ -81,10 +82,15 @@
 // again only once it is unmounted and mounted anew (the journal replays
 // then). Lift reports such a mount with ErrStillShutDown, every time it is
 // called until the mount is gone, rather than letting a promoted member look
-// writable while every write through its file system fails. It can only
-// where the kernel says so: Linux 6.1's ext4 (Debian 12's kernel, the
-// vmtest guests') neither shows "shutdown" in its super options nor refuses
-// to open its root, so there Lift passes over a shut-down mount, and a
-// zvol's fence under a fenced but still mounted DRBD device fails closed
-// (ErrUnfencedHolder) until the unmount (ci/vmtest/integration/fence_test.go).
+// writable while every write through its file system fails. Linux 6.1's
+// ext4 (Debian 12's kernel, the vmtest guests') neither shows "shutdown" in
+// its super options nor refuses to open its root; what it does refuse is an
+// xattr get (EIO), which writes nothing, and the probe of the mount's root
+// by one (probe.go) is how Lift sees the shutdown there, and how a zvol's
+// fence under a fenced but still mounted DRBD device sees that its holder's
+// file system is stopped (ci/vmtest/integration/fence_test.go). The probe
+// needs CAP_SYS_ADMIN (the trusted namespace); without it the kernel answers
+// for the file system that nothing is there, Lift passes over a shut-down
+// ext4 on 6.1, and the zvol's fence fails closed (ErrUnfencedHolder) until
+// the unmount.
 package fence

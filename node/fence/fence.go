@@ -52,7 +52,7 @@ func stop(device string, rdev uint64, mounts []*mountinfo.Info, ns Namespace) er
 		if readOnlySuper(m) {
 			continue
 		}
-		root, down, err := ns.openUnlessShutDown(m, rdev)
+		root, down, err := ns.openUnlessSaysShutDown(m, rdev)
 		if down {
 			return nil
 		}

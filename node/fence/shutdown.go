@@ -42,11 +42,30 @@ func readOnlySuper(m *mountinfo.Info) bool {
 
 // openUnlessShutDown opens the root of a mount of the file system on the
 // block device rdev, or reports that the file system is shut down: ext4 says
-// so in its super options ("shutdown", Linux 6.18), and xfs refuses to open
-// anything once shut down (EIO). A mount point that shows another file
-// system (a mount stacked over it) is an error: nothing there may be shut
-// down in the device's name.
+// so in its super options ("shutdown", Linux 6.18), xfs refuses to open
+// anything once shut down (EIO), and both refuse an xattr get of the opened
+// root (probeShutDown), which is all Linux 6.1's ext4 shows. The cheap
+// look at the options comes first; the probe comes last, once the root is
+// known to be the device's. A mount point that shows another file system (a
+// mount stacked over it) is an error: nothing there may be shut down in the
+// device's name.
 func (n Namespace) openUnlessShutDown(m *mountinfo.Info, rdev uint64) (root *os.File, down bool, err error) {
+	root, down, err = n.openUnlessSaysShutDown(m, rdev)
+	if root == nil {
+		return root, down, err
+	}
+	if down, err := probeShutDown(root); down || err != nil {
+		return nil, down, errors.Join(err, root.Close())
+	}
+	return root, false, nil
+}
+
+// openUnlessSaysShutDown is openUnlessShutDown without the probe: Fence's
+// signs of a shutdown that cannot be a live file system's failed read. A
+// probe's EIO can be (probeShutDown), and a fence must not skip a live file
+// system, so Fence shuts down what the probe calls down again -- which
+// changes nothing on one that is.
+func (n Namespace) openUnlessSaysShutDown(m *mountinfo.Info, rdev uint64) (root *os.File, down bool, err error) {
 	if slices.Contains(strings.Split(m.VFSOptions, ","), "shutdown") {
 		return nil, true, nil
 	}

@@ -57,9 +57,10 @@ func deviceSum(t *testing.T, n *Node, device string) string {
 // The hole the bed found on btrfs, on ZFS 2.1: readonly=on is read only at
 // a zvol's first open and the device's read-only flag does not stop the
 // bios of a mounted file system. SetReadOnly fences the zvol's device
-// (package fence): the mounted ext4 is shut down and the zvol's bytes stay;
-// once it is unmounted, the fence lifts and what was acknowledged before it
-// reads back.
+// (package fence): the mounted ext4 is shut down and the zvol's bytes stay.
+// Lifting the fence while it is mounted says it is still shut down, and it
+// is: it writes nothing. Once it is unmounted, the fence lifts and what was
+// acknowledged before it reads back.
 func TestFencedZvolStopsItsMountedExt4(t *testing.T) {
 	g := needGuests(t)
 	a := g.Nodes[0]
@@ -73,9 +74,14 @@ func TestFencedZvolStopsItsMountedExt4(t *testing.T) {
 	wantFenced(t, a, device, f)
 	must(t, a.Pool.SetReadOnly(name, true), "SetReadOnly again (idempotent)")
 	// Linux 6.1's ext4 does not say it is shut down (the "shutdown" super
-	// option came later) and still opens its root: Lift cannot tell a
-	// shut-down mount there, and says so only on newer kernels.
-	t.Logf("lifting the fence while the shut-down ext4 is mounted: %v", a.Pool.SetReadOnly(name, false))
+	// option came later) and still opens its root; it refuses an xattr get
+	// of the root with EIO, which is how Lift sees it (node/fence/probe.go).
+	if err := a.Pool.SetReadOnly(name, false); !errors.Is(err, fence.ErrStillShutDown) {
+		t.Fatalf("lifting the fence while the shut-down ext4 is mounted: %v; want ErrStillShutDown", err)
+	}
+	// The lift cleared the flags, and the file system is what stops the
+	// writer still: it stays shut down while it is mounted.
+	wantFenced(t, a, device, f)
 	must(t, a.Pool.SetReadOnly(name, true), "the fence again")
 	_ = f.Close()
 	_, err := a.Output("umount", dir)
@@ -95,9 +101,9 @@ func TestFencedZvolStopsItsMountedExt4(t *testing.T) {
 // first: its ext4 is shut down and the device's bytes stay. DRBD still
 // refuses Secondary until the unmount. The zvol under it is held by DRBD
 // (sysfs holders): its fence passes once its holder is fenced with no live
-// mount -- on Linux 6.1, whose ext4 does not say it is shut down, only once
-// the mount is gone (it fails closed before, ErrUnfencedHolder) -- and
-// after the unmount DRBD demotes and the zvol's fence passes.
+// mount -- read-only, its ext4 shut down, which Linux 6.1's ext4 shows only
+// by refusing an xattr get (node/fence/probe.go) -- so before the unmount
+// too; after the unmount DRBD demotes and the zvol's fence passes again.
 func TestFencedDRBDDeviceStopsItsMountedExt4BeforeSecondary(t *testing.T) {
 	g := needGuests(t)
 	const name, minor = "it-fence-drbd", 2010
@@ -109,11 +115,7 @@ func TestFencedDRBDDeviceStopsItsMountedExt4BeforeSecondary(t *testing.T) {
 	f, dir := mountedExt4(t, a, device)
 	must(t, a.DRBD.FenceDevice(name, true), "FenceDevice on a Primary with a mounted ext4")
 	wantFenced(t, a, device, f)
-	if err := a.Pool.SetReadOnly(name, true); err != nil && !errors.Is(err, fence.ErrUnfencedHolder) {
-		t.Fatalf("SetReadOnly on the zvol under the fenced, mounted DRBD device: %v; want success or ErrUnfencedHolder", err)
-	} else {
-		t.Logf("SetReadOnly on the zvol under the fenced, mounted DRBD device: %v", err)
-	}
+	must(t, a.Pool.SetReadOnly(name, true), "SetReadOnly on the zvol under the fenced, mounted DRBD device")
 	if err := a.DRBD.Secondary(name); err == nil {
 		t.Fatalf("DRBD demoted a Primary whose device is mounted")
 	}
