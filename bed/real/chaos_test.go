@@ -77,15 +77,17 @@ func TestTheTableIsValidNftables(t *testing.T) {
 	}
 }
 
-// The paths bed.Partitions cuts become one object a path, on the sender's
-// node, except that both paths between two endpoints are one object both
-// ways; a name that is no endpoint of the real bed is refused.
+// The paths bed.Partitions cuts (sorted) become one object a path, on the
+// sender's node, except that both paths between two endpoints are one
+// object both ways, on the site's node (the first site's between the
+// sites); a name that is no endpoint of the real bed is refused.
 func TestTheCutsAreOneObjectAPathOrOneBothWays(t *testing.T) {
-	got, err := chaosCuts([]bed.Path{{From: "hub", To: "site-b"}, {From: "site-a", To: "site-b"}, {From: "site-b", To: "site-a"}})
+	got, err := chaosCuts([]bed.Path{{From: "hub", To: "site-a"}, {From: "hub", To: "site-b"}, {From: "site-a", To: "hub"},
+		{From: "site-a", To: "site-b"}, {From: "site-b", To: "site-a"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []chaosCut{{from: Hub, to: SiteB}, {from: SiteA, to: SiteB, bothWays: true}}
+	want := []chaosCut{{from: Hub, to: SiteB}, {from: SiteA, to: Hub, bothWays: true}, {from: SiteA, to: SiteB, bothWays: true}}
 	if len(got) != len(want) {
 		t.Fatalf("cuts %+v, want %+v", got, want)
 	}

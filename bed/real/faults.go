@@ -58,14 +58,15 @@ type chaosCut struct {
 }
 
 // chaosCuts are the objects' cuts that make the paths what cuts say: one a
-// path cut, on the node of the endpoint that sends -- one both ways, on the
-// node of the first path's sender, where both paths between two endpoints
-// are cut.
+// path cut, on the node of the endpoint that sends; where both paths between
+// two endpoints are cut, one both ways on a site's node -- the first site's
+// between the sites -- as the scenarios cut a site off ("partition site-a
+// from hub"), so that its object is named for the site.
 func chaosCuts(cuts []bed.Path) ([]chaosCut, error) {
 	var out []chaosCut
 	for i, c := range cuts {
 		back := slices.Index(cuts, bed.Path{From: c.To, To: c.From})
-		if back >= 0 && back < i {
+		if back >= 0 && (c.From == bed.Hub || (c.To != bed.Hub && back < i)) {
 			continue // the way back's object cuts both ways
 		}
 		from, err := endpoint(c.From)
