@@ -140,10 +140,8 @@ type Bed interface {
 	// Nodes lists a site's storage nodes.
 	Nodes(site string) []string
 
-	// Partition cuts a from b (scoped names: "site-a", "site-a/node-1", "hub").
-	Partition(a, b string, bothWays bool)
-	Heal(a, b string)
-	HealAll()
+	// Partition, Heal and HealAll: the one fault every bed makes.
+	Partitioner
 
 	// Chains draws every volume's chain as every site records it.
 	Chains() ([]reports.Chain, error)
@@ -151,6 +149,17 @@ type Bed interface {
 	Violations() []reports.Violation
 	// Timeline is what happened so far, for reports.
 	Timeline() []reports.Event
+}
+
+// Partitioner cuts and heals the paths between a bed's endpoints.
+type Partitioner interface {
+	// Partition cuts a from b (scoped names: "site-a", "site-a/node-1",
+	// "hub"), one way or both.
+	Partition(a, b string, bothWays bool)
+	// Heal restores both paths between a and b.
+	Heal(a, b string)
+	// HealAll restores every path.
+	HealAll()
 }
 
 // Driller runs test fail-overs.

@@ -62,23 +62,39 @@ type RecordedSite struct {
 	Store   SiteStore
 }
 
-// ReadRecords gathers every chain's members from every site's records; a
-// non-nil keep keeps only the chains whose root it holds (a bed whose sites
-// outlive its runs keeps the run's).
-func ReadRecords(sites []RecordedSite, keep func(root chain.Ref) bool) (Records, error) {
+// RecordedSites are a bed's sites as their records are read, and which
+// chains are the bed's: a non-nil Keep keeps only the chains whose root it
+// holds (a bed whose sites outlive its runs keeps the run's).
+type RecordedSites struct {
+	Sites []RecordedSite
+	Keep  func(root chain.Ref) bool
+}
+
+// Records gathers every chain's members from every site's records.
+func (r RecordedSites) Records() (Records, error) {
 	out := Records{}
-	for _, s := range sites {
+	for _, s := range r.Sites {
 		volumes, err := s.Store.Volumes()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s.Name, err)
 		}
 		for _, v := range volumes {
-			if keep == nil || keep(v.Root) {
+			if r.Keep == nil || r.Keep(v.Root) {
 				out[v.Root] = append(out[v.Root], v.Member)
 			}
 		}
 	}
 	return out, nil
+}
+
+// Chains draws every chain the sites record (Records, then Draw): a bed's
+// Chains.
+func (r RecordedSites) Chains() ([]reports.Chain, error) {
+	records, err := r.Records()
+	if err != nil {
+		return nil, err
+	}
+	return records.Draw(r.Sites)
 }
 
 // Draw draws every chain as the sites record it, each member named by its

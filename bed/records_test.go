@@ -68,20 +68,26 @@ type recordsDouble struct {
 func (d recordsDouble) Volumes() ([]core.Volume, error)   { return d.volumes, nil }
 func (d recordsDouble) Pairings() ([]core.Pairing, error) { return d.pairings, nil }
 
-// ReadRecords gathers the members by their chain's root, keeping only the
-// roots keep holds.
-func TestReadRecordsKeepsTheChainsAsked(t *testing.T) {
+// Records gathers the members by their chain's root, keeping only the
+// roots Keep holds; Chains draws just those.
+func TestRecordedSitesKeepTheChainsAsked(t *testing.T) {
 	root := mustRef(t, "0000000a-0000-4000-8000-00000000000a:c5e4b535-d68b-4195-8ed3-2ac870774f09")
 	other := mustRef(t, "0000000a-0000-4000-8000-00000000000a:0a000000-d68b-4195-8ed3-2ac870774f09")
-	store := recordsDouble{volumes: []core.Volume{{Member: chain.Member{Ref: root, Root: root}},
-		{Member: chain.Member{Ref: other, Root: other}}}}
+	store := recordsDouble{volumes: []core.Volume{{Member: chain.Member{Ref: root, Root: root, State: chain.Active}},
+		{Member: chain.Member{Ref: other, Root: other, State: chain.Active}}}}
 	sites := []RecordedSite{{Name: "a", Cluster: root.Cluster, Store: store}}
-	all, err := ReadRecords(sites, nil)
+	all, err := RecordedSites{Sites: sites}.Records()
 	if err != nil || len(all) != 2 {
 		t.Fatalf("all records: %v, %v", all, err)
 	}
-	ours, err := ReadRecords(sites, func(r chain.Ref) bool { return r == root })
+	kept := RecordedSites{Sites: sites, Keep: func(r chain.Ref) bool { return r == root }}
+	ours, err := kept.Records()
 	if err != nil || len(ours) != 1 || len(ours[root]) != 1 {
 		t.Fatalf("the kept records: %v, %v", ours, err)
+	}
+	drawn, err := kept.Chains()
+	if err != nil || len(drawn) != 1 || drawn[0].Handle != root.String() || len(drawn[0].Members) != 1 ||
+		drawn[0].Members[0].Site != "a" {
+		t.Fatalf("the kept chains drawn: %+v, %v", drawn, err)
 	}
 }

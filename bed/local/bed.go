@@ -41,9 +41,11 @@ type Bed struct {
 	apps *apps.Apps
 	apps.Moves
 	writes map[string]map[string]int
-	// hubCut lists the sites the hub (this process) does not reach: its
-	// wishes wait until it does.
-	hubCut map[string]bool
+	// partitions are the paths cut (Partition, Heal, HealAll): the hub
+	// (this process) does not reach a site while a path between them is
+	// cut, and its wishes wait until it does.
+	partitions *bed.Partitions
+	bed.Partitioner
 	// ramen is Ramen's hub and the sites' csi-addons controllers.
 	ramen *ramen.Driver
 
@@ -65,9 +67,11 @@ func New(options Options) (b *Bed, err error) {
 	if os.Geteuid() != 0 {
 		return nil, errors.New("the local bed needs root: network namespaces, loop devices, btrfs mounts")
 	}
-	b = &Bed{options: options.withDefaults(), started: time.Now(), writes: map[string]map[string]int{}, hubCut: map[string]bool{},
+	b = &Bed{options: options.withDefaults(), started: time.Now(), writes: map[string]map[string]int{},
 		checker: chain.NewChecker()}
-	b.ramen = &ramen.Driver{Sites: SiteNames, Reaches: func(site string) bool { return !b.hubCut[site] }, Until: b.pump,
+	b.partitions = &bed.Partitions{Sites: SiteNames, Apply: b.applyCuts, Event: b.event, Violate: b.violate}
+	b.Partitioner = b.partitions
+	b.ramen = &ramen.Driver{Sites: SiteNames, Reaches: b.partitions.Reaches, Until: b.pump,
 		Limit: b.options.ActionLimit, Event: b.event, Violate: b.violate, TellWishes: true}
 	b.apps = apps.New(apps.Config{Platform: platform{b}, Ramen: b.ramen, Sites: SiteNames, Limit: b.options.ActionLimit})
 	b.Moves = b.apps

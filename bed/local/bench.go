@@ -57,7 +57,7 @@ func (b *Bed) BenchPartitioned(volumes int, sizeBytes uint64) (PartitionedCalls,
 	if err != nil {
 		return PartitionedCalls{}, err
 	}
-	if err := b.cut(SiteNames[0], SiteNames[1], true, true); err != nil {
+	if err := b.partitions.Cut(SiteNames[0], SiteNames[1], true); err != nil {
 		return PartitionedCalls{}, err
 	}
 	defer b.HealAll()

@@ -11,9 +11,6 @@ import (
 	"github.com/baton-dr/baton/reports"
 )
 
-// hub is the scoped name of the hub: this process.
-const hub = "hub"
-
 // The faults the local bed injects beyond partitions. It degrades no link
 // (tc netem in the namespaces would, and this machine's kernel has no netem
 // qdisc), fills no pool (its nodes' pools would need a filler dataset beside
@@ -25,73 +22,26 @@ var (
 	_ bed.ControllerCrasher = (*Bed)(nil)
 )
 
-// Partition cuts a from b. Between the sites it is a blackhole route in the
-// namespace of each side that cuts (the packets are dropped in the kernel);
-// between the hub and a site, the hub -- this process, which delivers
-// Ramen's wishes -- stops reaching the site until Heal. Nodes are not
-// scoped endpoints of the local bed yet: that is recorded as a violation.
-func (b *Bed) Partition(a, c string, bothWays bool) {
-	b.event(a, reports.EventPartition, "partition %s from %s (both ways: %v)", a, c, bothWays)
-	if err := b.cut(a, c, bothWays, true); err != nil {
-		b.violate("bed: partition failed", err.Error())
-	}
-}
-
-// Heal restores every path between a and c.
-func (b *Bed) Heal(a, c string) {
-	b.event(a, reports.EventPartition, "heal %s and %s", a, c)
-	if err := b.cut(a, c, true, false); err != nil {
-		b.violate("bed: heal failed", err.Error())
-	}
-}
-
-// HealAll restores every path.
-func (b *Bed) HealAll() {
-	b.event("", reports.EventPartition, "heal every partition")
+// applyCuts makes the sites' routes what cuts say (bed.Partitions' Apply):
+// a path between the sites is cut by a blackhole route in the namespace of
+// the site that sends (the packets are dropped in the kernel). A path
+// between the hub -- this process, which delivers Ramen's wishes -- and a
+// site has no route to cut: the hub stops reaching the site while either is
+// cut (Partitions.Reaches).
+func (b *Bed) applyCuts(cuts []bed.Path) error {
 	var errs []error
-	for _, x := range SiteNames {
-		delete(b.hubCut, x)
-		for _, y := range SiteNames {
-			if x != y {
-				errs = append(errs, b.net.heal(x, y))
+	for _, from := range SiteNames {
+		for _, to := range SiteNames {
+			switch {
+			case from == to:
+			case slices.Contains(cuts, bed.Path{From: from, To: to}):
+				errs = append(errs, b.net.partition(from, to))
+			default:
+				errs = append(errs, b.net.heal(from, to))
 			}
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
-		b.violate("bed: heal failed", err.Error())
-	}
-}
-
-// cut makes (on) or lifts (off) the cut between a and c.
-func (b *Bed) cut(a, c string, bothWays, on bool) error {
-	endpoints := append([]string{hub}, SiteNames...)
-	if !slices.Contains(endpoints, a) || !slices.Contains(endpoints, c) {
-		return fmt.Errorf("partition %s from %s: the local bed cuts between %v only; nodes are not on the local bed yet", a, c, endpoints)
-	}
-	switch {
-	case a == c:
-		return nil
-	case a == hub || c == hub:
-		site := a
-		if a == hub {
-			site = c
-		}
-		if on {
-			b.hubCut[site] = true
-		} else {
-			delete(b.hubCut, site)
-		}
-		return nil
-	}
-	change := b.net.heal
-	if on {
-		change = b.net.partition
-	}
-	err := change(a, c)
-	if bothWays {
-		err = errors.Join(err, change(c, a))
-	}
-	return err
+	return errors.Join(errs...)
 }
 
 // CrashNode kills the node agent with SIGKILL: a crash of the agent

@@ -35,7 +35,7 @@ func (b *Bed) observe() {
 		}
 		clear(b.writes[name])
 	}
-	records, err := b.records()
+	records, err := b.recorded().Records()
 	if err != nil {
 		// A record that cannot be read is no invariant broken; the next
 		// look reads it again.
@@ -49,22 +49,15 @@ func (b *Bed) observe() {
 	}
 }
 
-// records gathers every chain's members from every site's API server.
-func (b *Bed) records() (bed.Records, error) { return bed.ReadRecords(b.recordedSites(), nil) }
-
-func (b *Bed) recordedSites() []bed.RecordedSite {
-	var out []bed.RecordedSite
+// recorded are the sites as their records are read: every chain on them
+// is the bed's.
+func (b *Bed) recorded() bed.RecordedSites {
+	var out bed.RecordedSites
 	for _, s := range b.sites {
-		out = append(out, bed.RecordedSite{Name: s.name, Cluster: s.cluster, Store: s.store})
+		out.Sites = append(out.Sites, bed.RecordedSite{Name: s.name, Cluster: s.cluster, Store: s.store})
 	}
 	return out
 }
 
 // Chains draws every chain as the sites record it.
-func (b *Bed) Chains() ([]reports.Chain, error) {
-	records, err := b.records()
-	if err != nil {
-		return nil, err
-	}
-	return records.Draw(b.recordedSites())
-}
+func (b *Bed) Chains() ([]reports.Chain, error) { return b.recorded().Chains() }

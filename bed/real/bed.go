@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	chaosv1alpha1 "github.com/chaos-mesh/chaos-mesh/api/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
@@ -88,9 +87,10 @@ type Bed struct {
 
 	apps     map[string]*app
 	appOrder []string
-	hubCut   map[string]bool
-	chaos    map[string]chaosv1alpha1.NetworkChaos // the faults injected now, by name
 	ramen    *ramen.Driver
+	// partitions are the paths cut (Partition, Heal, HealAll).
+	partitions *bed.Partitions
+	bed.Partitioner
 
 	// The timeline and the violations (Timeline, Violations).
 	bed.Journal
@@ -123,9 +123,10 @@ type site struct {
 // there, and that no partition is left over from a crashed run.
 func New(infra *Infra, options Options) (b *Bed, err error) {
 	b = &Bed{options: options.withDefaults(), infra: infra, started: time.Now(), apps: map[string]*app{},
-		hubCut: map[string]bool{}, chaos: map[string]chaosv1alpha1.NetworkChaos{}, checker: chain.NewChecker(), shippedAt: map[chain.Ref]time.Time{},
-		run: fmt.Sprintf("%x", time.Now().Unix()%0xffffff)}
-	b.ramen = &ramen.Driver{Sites: []string{SiteA.Site, SiteB.Site}, Reaches: func(site string) bool { return !b.hubCut[site] },
+		checker: chain.NewChecker(), shippedAt: map[chain.Ref]time.Time{}, run: fmt.Sprintf("%x", time.Now().Unix()%0xffffff)}
+	b.partitions = &bed.Partitions{Sites: b.Sites(), Apply: b.applyCuts, Event: b.event, Violate: b.violate}
+	b.Partitioner = b.partitions
+	b.ramen = &ramen.Driver{Sites: b.Sites(), Reaches: b.partitions.Reaches,
 		Until: b.pump, Limit: b.options.ActionLimit, Event: b.event, Violate: b.violate, TellWishes: true}
 	defer func() {
 		if err != nil {
@@ -197,7 +198,7 @@ func (b *Bed) attach(ctx context.Context, c Cluster) (*site, error) {
 // Safe after a failed New and more than once.
 func (b *Bed) Close() error {
 	b.closeOnce.Do(func() {
-		errs := []error{b.healSites()}
+		errs := []error{b.partitions.Clear()}
 		for _, name := range b.appOrder {
 			errs = append(errs, b.stop(b.apps[name]))
 		}

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	chaosv1alpha1 "github.com/chaos-mesh/chaos-mesh/api/v1alpha1"
+
+	"github.com/baton-dr/baton/bed"
 )
 
 func TestAPartitionIsANetworkChaosTheNodesTableDrops(t *testing.T) {
@@ -72,5 +74,29 @@ func TestTheTableIsValidNftables(t *testing.T) {
 	cmd.Stdin = strings.NewReader(chaosRules(append(both, lossy...)))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("nft --check: %v: %s", err, out)
+	}
+}
+
+// The paths bed.Partitions cuts (sorted) become one object a path, on the
+// sender's node, except that both paths between two endpoints are one
+// object both ways, on the site's node (the first site's between the
+// sites); a name that is no endpoint of the real bed is refused.
+func TestTheCutsAreOneObjectAPathOrOneBothWays(t *testing.T) {
+	got, err := chaosCuts([]bed.Path{{From: "hub", To: "site-a"}, {From: "hub", To: "site-b"}, {From: "site-a", To: "hub"},
+		{From: "site-a", To: "site-b"}, {From: "site-b", To: "site-a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []chaosCut{{from: Hub, to: SiteB}, {from: SiteA, to: Hub, bothWays: true}, {from: SiteA, to: SiteB, bothWays: true}}
+	if len(got) != len(want) {
+		t.Fatalf("cuts %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i].from.Name != want[i].from.Name || got[i].to.Name != want[i].to.Name || got[i].bothWays != want[i].bothWays {
+			t.Errorf("cut %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if _, err := chaosCuts([]bed.Path{{From: "site-a/node-1", To: "site-b"}}); err == nil {
+		t.Error("a node was taken for an endpoint")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	chaosv1alpha1 "github.com/chaos-mesh/chaos-mesh/api/v1alpha1"
 
@@ -12,12 +13,9 @@ import (
 	"github.com/baton-dr/baton/workload"
 )
 
-// hub is the scoped name of the hub.
-const hub = "hub"
-
 // endpoint is the cluster a scoped name ("hub", "site-a") names.
 func endpoint(name string) (Cluster, error) {
-	if name == hub {
+	if name == bed.Hub {
 		return Hub, nil
 	}
 	for _, c := range Sites() {
@@ -25,112 +23,84 @@ func endpoint(name string) (Cluster, error) {
 			return c, nil
 		}
 	}
-	return Cluster{}, fmt.Errorf("no endpoint %q: the real bed cuts between hub, %s and %s; nodes are not endpoints of its own "+
-		"(each site has one)", name, SiteA.Site, SiteB.Site)
+	return Cluster{}, fmt.Errorf("no endpoint %q on the real bed", name)
 }
 
-// Partition cuts a from c in the node containers' network namespaces
-// (nftables, see partition.go); a cut between the hub and a site also
-// stops the hub -- this process, which delivers Ramen's wishes -- reaching
-// the site until Heal.
-func (b *Bed) Partition(a, c string, bothWays bool) {
-	b.event(a, reports.EventPartition, "partition %s from %s (both ways: %v)", a, c, bothWays)
-	if err := b.cut(a, c, bothWays, true); err != nil {
-		b.violate("bed: partition failed", err.Error())
-	}
-}
-
-// Heal restores every path between a and c.
-func (b *Bed) Heal(a, c string) {
-	b.event(a, reports.EventPartition, "heal %s and %s", a, c)
-	if err := b.cut(a, c, true, false); err != nil {
-		b.violate("bed: heal failed", err.Error())
-	}
-}
-
-// HealAll restores every path.
-func (b *Bed) HealAll() {
-	b.event("", reports.EventPartition, "heal every partition")
-	if err := b.healSites(); err != nil {
-		b.violate("bed: heal failed", err.Error())
-	}
-}
-
-func (b *Bed) healSites() error {
-	clear(b.hubCut)
-	if len(b.chaos) == 0 {
-		return nil
-	}
-	clear(b.chaos)
-	return b.applyChaos()
-}
-
-// cut makes (on) or lifts (off) the NetworkChaos objects between a and c.
-func (b *Bed) cut(a, c string, bothWays, on bool) error {
-	from, err := endpoint(a)
+// applyCuts makes the node containers' network namespaces cut what cuts say
+// (bed.Partitions' Apply): a NetworkChaos object (chaos.go) per cut
+// chaosCuts names, injected with nftables (partition.go). A path between
+// the hub and a site cut also stops the hub -- this process, which delivers
+// Ramen's wishes -- reaching the site (Partitions.Reaches). Of each object
+// it lifts it says first how many packets it dropped.
+func (b *Bed) applyCuts(cuts []bed.Path) error {
+	pairs, err := chaosCuts(cuts)
 	if err != nil {
 		return err
 	}
-	to, err := endpoint(c)
-	if err != nil {
-		return err
-	}
-	if from.Name == to.Name {
-		return nil
-	}
-	if on {
-		address, _, err := nodeContainer(context.Background(), to)
+	objects := make([]chaosv1alpha1.NetworkChaos, 0, len(pairs))
+	for _, c := range pairs {
+		address, _, err := nodeContainer(context.Background(), c.to)
 		if err != nil {
 			return err
 		}
-		o := partitionChaos(from, to, address, bothWays)
-		b.chaos[o.Name] = o
-	} else {
-		for _, pair := range [][2]Cluster{{from, to}, {to, from}} {
-			delete(b.chaos, partitionChaos(pair[0], pair[1], "", false).Name)
-		}
+		objects = append(objects, partitionChaos(c.from, c.to, address, c.bothWays))
 	}
-	if from.Name == Hub.Name || to.Name == Hub.Name {
-		site := from.Site
-		if from.Name == Hub.Name {
-			site = to.Site
-		}
-		if on {
-			b.hubCut[site] = true
-		} else {
-			delete(b.hubCut, site)
-		}
-	}
-	return b.applyChaos()
+	slices.SortFunc(objects, func(x, y chaosv1alpha1.NetworkChaos) int { return strings.Compare(x.Name, y.Name) })
+	b.tellLifted(objects)
+	return applyChaos(objects)
 }
 
-// applyChaos injects the objects made, sorted by name, into the nodes;
-// of each object it lifts it says first how many packets it dropped.
-func (b *Bed) applyChaos() error {
-	if dropped, err := droppedPackets(); err != nil {
+// chaosCut is what one NetworkChaos object cuts: from's node drops what it
+// sends to to's address, and what it receives from there when both ways.
+type chaosCut struct {
+	from, to Cluster
+	bothWays bool
+}
+
+// chaosCuts are the objects' cuts that make the paths what cuts say: one a
+// path cut, on the node of the endpoint that sends; where both paths between
+// two endpoints are cut, one both ways on a site's node -- the first site's
+// between the sites -- as the scenarios cut a site off ("partition site-a
+// from hub"), so that its object is named for the site.
+func chaosCuts(cuts []bed.Path) ([]chaosCut, error) {
+	var out []chaosCut
+	for i, c := range cuts {
+		back := slices.Index(cuts, bed.Path{From: c.To, To: c.From})
+		if back >= 0 && (c.From == bed.Hub || (c.To != bed.Hub && back < i)) {
+			continue // the way back's object cuts both ways
+		}
+		from, err := endpoint(c.From)
+		if err != nil {
+			return nil, err
+		}
+		to, err := endpoint(c.To)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, chaosCut{from: from, to: to, bothWays: back >= 0})
+	}
+	return out, nil
+}
+
+// tellLifted puts on the timeline how many packets each object the nodes
+// hold and kept does not name dropped: the evidence that the partition cut
+// what it named.
+func (b *Bed) tellLifted(kept []chaosv1alpha1.NetworkChaos) {
+	dropped, err := droppedPackets()
+	if err != nil {
 		b.logf("", "reading the partitions' counters: %v", err)
-	} else {
-		lifted := make([]string, 0, len(dropped))
-		for name := range dropped {
-			if _, kept := b.chaos[name]; !kept {
-				lifted = append(lifted, name)
-			}
-		}
-		slices.Sort(lifted)
-		for _, name := range lifted {
-			b.event("", reports.EventPartition, "%s lifted: it dropped %d packets", name, dropped[name])
+		return
+	}
+	lifted := make([]string, 0, len(dropped))
+	for name := range dropped {
+		if !slices.ContainsFunc(kept, func(o chaosv1alpha1.NetworkChaos) bool { return o.Name == name }) {
+			lifted = append(lifted, name)
 		}
 	}
-	names := make([]string, 0, len(b.chaos))
-	for name := range b.chaos {
-		names = append(names, name)
+	slices.Sort(lifted)
+	for _, name := range lifted {
+		b.event("", reports.EventPartition, "%s lifted: it dropped %d packets", name, dropped[name])
 	}
-	slices.Sort(names)
-	objects := make([]chaosv1alpha1.NetworkChaos, len(names))
-	for i, name := range names {
-		objects[i] = b.chaos[name]
-	}
-	return applyChaos(objects)
 }
 
 // notSupported records, as a violation, a fault asked of the real bed that

@@ -48,7 +48,7 @@ func (b *Bed) observe() {
 		}
 		clear(a.writes)
 	}
-	records, err := b.records()
+	records, err := b.recorded().Records()
 	if err != nil {
 		// A record that cannot be read (a partitioned API server answers
 		// late) is no invariant broken; the next look reads it again.
@@ -64,10 +64,9 @@ func (b *Bed) observe() {
 	b.recordSyncs(records)
 }
 
-// records gathers every chain's members from both sites' API servers: the
-// omniscient view no component has, which the checkers judge. Only the
+// recorded are both sites as their records are read, keeping only the
 // run's chains: the bed's sites outlive scenarios.
-func (b *Bed) records() (bed.Records, error) {
+func (b *Bed) recorded() bed.RecordedSites {
 	ours := map[chain.Ref]bool{}
 	for _, a := range b.apps {
 		for _, v := range a.volumes {
@@ -76,22 +75,12 @@ func (b *Bed) records() (bed.Records, error) {
 			}
 		}
 	}
-	return bed.ReadRecords(b.recordedSites(), func(root chain.Ref) bool { return ours[root] })
-}
-
-func (b *Bed) recordedSites() []bed.RecordedSite {
-	var out []bed.RecordedSite
+	out := bed.RecordedSites{Keep: func(root chain.Ref) bool { return ours[root] }}
 	for _, s := range b.sites {
-		out = append(out, bed.RecordedSite{Name: s.Site, Cluster: s.ID, Store: s.store})
+		out.Sites = append(out.Sites, bed.RecordedSite{Name: s.Site, Cluster: s.ID, Store: s.store})
 	}
 	return out
 }
 
 // Chains draws every chain of the run as the sites record it.
-func (b *Bed) Chains() ([]reports.Chain, error) {
-	records, err := b.records()
-	if err != nil {
-		return nil, err
-	}
-	return records.Draw(b.recordedSites())
-}
+func (b *Bed) Chains() ([]reports.Chain, error) { return b.recorded().Chains() }

@@ -73,7 +73,7 @@ func (b *Bed) startRound() <-chan func() {
 			vr.Due = time.Now().Add(retryCeiling)
 			return
 		}
-		calls = append(calls, due{s, vr, o, !b.hubCut[name]})
+		calls = append(calls, due{s, vr, o, b.partitions.Reaches(name)})
 	})
 	type outcome struct {
 		again time.Duration
