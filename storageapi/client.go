@@ -35,6 +35,12 @@ type ClientConfig struct {
 	TLS *tls.Config
 	// CallTimeout bounds each call; zero is DefaultCallTimeout.
 	CallTimeout time.Duration
+	// BriefTimeout bounds each call for SilenceWindow after one that got no
+	// answer within CallTimeout (silence.go); zero is DefaultBriefTimeout,
+	// negative keeps every call at CallTimeout.
+	BriefTimeout time.Duration
+	// SilenceWindow: zero is DefaultSilenceWindow.
+	SilenceWindow time.Duration
 	// Dial, when set, opens the TCP connections (a proxy, or a test that
 	// partitions sites); nil dials directly.
 	Dial func(ctx context.Context, network, address string) (net.Conn, error)
@@ -51,6 +57,7 @@ type Client struct {
 	base     *url.URL
 	secret   string
 	timeout  time.Duration
+	silence  *silence
 	http     *http.Client
 	endpoint string
 }
@@ -75,13 +82,20 @@ func NewClient(config ClientConfig) (*Client, error) {
 	if timeout <= 0 {
 		timeout = DefaultCallTimeout
 	}
+	quiet := &silence{brief: config.BriefTimeout, window: config.SilenceWindow, now: time.Now}
+	if quiet.brief == 0 {
+		quiet.brief = DefaultBriefTimeout
+	}
+	if quiet.window <= 0 {
+		quiet.window = DefaultSilenceWindow
+	}
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.TLSClientConfig = tlsConfig
 	transport.Proxy = nil
 	if config.Dial != nil {
 		transport.DialContext = config.Dial
 	}
-	return &Client{id: config.ID, base: base, secret: config.Secret, timeout: timeout, endpoint: config.Endpoint,
+	return &Client{id: config.ID, base: base, secret: config.Secret, timeout: timeout, silence: quiet, endpoint: config.Endpoint,
 		http: &http.Client{Transport: transport,
 			// A redirect would carry the secret elsewhere.
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}, nil
@@ -93,8 +107,9 @@ func (c *Client) Close() { c.http.CloseIdleConnections() }
 func (c *Client) ID() chain.ClusterID { return c.id }
 
 // call sends one request and decodes the answer into out (nil: none expected).
-func (c *Client) call(ctx context.Context, method, path string, in, out any) error {
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+func (c *Client) call(caller context.Context, method, path string, in, out any) error {
+	timeout, brief := c.silence.timeout(c.timeout)
+	ctx, cancel := context.WithTimeout(caller, timeout)
 	defer cancel()
 	var body io.Reader
 	if in != nil {
@@ -118,11 +133,18 @@ func (c *Client) call(ctx context.Context, method, path string, in, out any) err
 	if in != nil {
 		request.Header.Set("Content-Type", "application/json")
 	}
+	// Only the call's own deadline says the cluster was silent: the
+	// caller's running out says nothing of it.
+	silent := func() bool { return caller.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) }
 	response, err := c.http.Do(request)
 	if err != nil {
-		return c.transportError(method, path, err)
+		if silent() {
+			c.silence.missed(brief)
+		}
+		return c.transportError(method, path, err, timeout, brief)
 	}
 	defer response.Body.Close()
+	c.silence.heard()
 	data, err := io.ReadAll(io.LimitReader(response.Body, maxAnswerBytes))
 	if err != nil {
 		return fmt.Errorf("cluster %s: %s %s: %w: reading the answer: %w", c.id, method, path, chain.ErrUnreachable, err)
@@ -130,12 +152,16 @@ func (c *Client) call(ctx context.Context, method, path string, in, out any) err
 	return c.decode(method, path, response, data, out)
 }
 
-func (c *Client) transportError(method, path string, err error) error {
+func (c *Client) transportError(method, path string, err error, timeout time.Duration, brief bool) error {
 	var verify *tls.CertificateVerificationError
 	var authority x509.UnknownAuthorityError
 	var hostname x509.HostnameError
 	if errors.As(err, &verify) || errors.As(err, &authority) || errors.As(err, &hostname) {
 		return fmt.Errorf("cluster %s at %s: %s %s: the server's certificate does not verify: %w", c.id, c.endpoint, method, path, err)
+	}
+	if brief {
+		err = fmt.Errorf("asked for %s only, silent since %s: %w", timeout,
+			c.silence.began().UTC().Format(time.RFC3339), err)
 	}
 	return fmt.Errorf("cluster %s at %s: %s %s: %w: %w", c.id, c.endpoint, method, path, chain.ErrUnreachable, err)
 }
