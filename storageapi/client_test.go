@@ -200,11 +200,7 @@ func TestTransportFailuresAreUnreachableButABadCertificateIsNot(t *testing.T) {
 
 func TestEachCallHasADeadline(t *testing.T) {
 	p := newPair(t)
-	hang := make(chan struct{})
-	defer close(hang)
-	slow, err := storageapitest.Serve(p.ca, hangingCluster{Cluster: p.locals[clusterA], hang: hang}, "s")
-	must(t, err)
-	defer slow.Close()
+	slow := serveHanging(t, p)
 	client, err := storageapi.NewClient(storageapi.ClientConfig{ID: clusterA, Endpoint: slow.URL, Secret: "s",
 		TLS: p.ca.ClientTLS(), CallTimeout: 50 * time.Millisecond})
 	must(t, err)
@@ -216,11 +212,7 @@ func TestEachCallHasADeadline(t *testing.T) {
 
 func TestAClusterThatLetACallTimeOutIsAskedBrieflyUntilItAnswers(t *testing.T) {
 	p := newPair(t)
-	hang := make(chan struct{})
-	defer close(hang)
-	slow, err := storageapitest.Serve(p.ca, hangingCluster{Cluster: p.locals[clusterA], hang: hang}, "s")
-	must(t, err)
-	defer slow.Close()
+	slow := serveHanging(t, p)
 	client, err := storageapi.NewClient(storageapi.ClientConfig{ID: clusterA, Endpoint: slow.URL, Secret: "s",
 		TLS: p.ca.ClientTLS(), CallTimeout: 300 * time.Millisecond, BriefTimeout: 30 * time.Millisecond})
 	must(t, err)
@@ -255,6 +247,20 @@ func TestAClusterThatLetACallTimeOutIsAskedBrieflyUntilItAnswers(t *testing.T) {
 	if _, err := fresh.Members(shorter, root); err == nil || strings.Contains(err.Error(), "only") {
 		t.Fatalf("after the caller's own deadline ran out: %v, want no brief call", err)
 	}
+}
+
+// serveHanging serves p's cluster A, whose Members answer only when the
+// call's context ends, until the test ends.
+func serveHanging(t *testing.T, p *pair) *storageapitest.Server {
+	t.Helper()
+	hang := make(chan struct{})
+	slow, err := storageapitest.Serve(p.ca, hangingCluster{Cluster: p.locals[clusterA], hang: hang}, "s")
+	must(t, err)
+	t.Cleanup(func() {
+		close(hang)
+		slow.Close()
+	})
+	return slow
 }
 
 // hangingCluster answers Members only when the call's context ends.
