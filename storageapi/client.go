@@ -133,12 +133,11 @@ func (c *Client) call(caller context.Context, method, path string, in, out any) 
 	if in != nil {
 		request.Header.Set("Content-Type", "application/json")
 	}
-	// Only the call's own deadline says the cluster was silent: the
-	// caller's running out says nothing of it.
-	silent := func() bool { return caller.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) }
 	response, err := c.http.Do(request)
 	if err != nil {
-		if silent() {
+		// Only the call's own deadline says the cluster was silent: the
+		// caller's running out says nothing of it.
+		if caller.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			c.silence.missed(brief)
 		}
 		return c.transportError(method, path, err, timeout, brief)
