@@ -12,6 +12,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strconv"
 	"time"
@@ -109,8 +110,13 @@ func (c *Client) ID() chain.ClusterID { return c.id }
 // call sends one request and decodes the answer into out (nil: none expected).
 func (c *Client) call(caller context.Context, method, path string, in, out any) error {
 	timeout, brief := c.silence.timeout(c.timeout)
-	ctx, cancel := context.WithTimeout(caller, timeout)
+	ctx, cancel := context.WithTimeout(caller, c.timeout)
 	defer cancel()
+	if brief {
+		var stop func()
+		ctx, stop = c.briefly(ctx, timeout)
+		defer stop()
+	}
 	var body io.Reader
 	if in != nil {
 		data, err := json.Marshal(in)
@@ -137,10 +143,16 @@ func (c *Client) call(caller context.Context, method, path string, in, out any) 
 	if err != nil {
 		// Only the call's own deadline says the cluster was silent: the
 		// caller's running out says nothing of it.
-		if caller.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			c.silence.missed(brief)
+		// A brief call that heard the cluster's handshake had its full
+		// timeout: its miss is a full one.
+		cut := errors.Is(context.Cause(ctx), errBriefTimeout)
+		if caller.Err() == nil && errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+			c.silence.missed(cut)
 		}
-		return c.transportError(method, path, err, timeout, brief)
+		if !cut {
+			timeout = c.timeout
+		}
+		return c.transportError(method, path, err, timeout, cut)
 	}
 	defer response.Body.Close()
 	c.silence.heard()
@@ -150,6 +162,31 @@ func (c *Client) call(caller context.Context, method, path string, in, out any) 
 	}
 	return c.decode(method, path, response, data, out)
 }
+
+// briefly bounds a call to a silent cluster by the brief timeout for as long
+// as the cluster stays silent: a TLS handshake the call completes shows it is
+// there -- after a partition heals, the transport dials anew -- and from then
+// on the call has its full timeout, and the silence is over. Without it the
+// first calls after a heal that make the peer call another site in turn (a
+// fail-back's Resync asks the returning site what it holds) took longer
+// than the brief timeout, and every one failed until the window closed.
+func (c *Client) briefly(ctx context.Context, brief time.Duration) (context.Context, func()) {
+	ctx, shorten := context.WithCancelCause(ctx)
+	timer := time.AfterFunc(brief, func() { shorten(errBriefTimeout) })
+	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+			TLSHandshakeDone: func(_ tls.ConnectionState, err error) {
+				if err == nil && timer.Stop() {
+					c.silence.heard()
+				}
+			},
+		}), func() {
+			timer.Stop()
+			shorten(nil)
+		}
+}
+
+// errBriefTimeout is the cause of a brief call's end.
+var errBriefTimeout = fmt.Errorf("the brief timeout: %w", context.DeadlineExceeded)
 
 func (c *Client) transportError(method, path string, err error, timeout time.Duration, brief bool) error {
 	var verify *tls.CertificateVerificationError

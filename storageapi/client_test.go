@@ -212,39 +212,43 @@ func TestEachCallHasADeadline(t *testing.T) {
 
 func TestAClusterThatLetACallTimeOutIsAskedBrieflyUntilItAnswers(t *testing.T) {
 	p := newPair(t)
-	slow := serveHanging(t, p)
-	client, err := storageapi.NewClient(storageapi.ClientConfig{ID: clusterA, Endpoint: slow.URL, Secret: "s",
-		TLS: p.ca.ClientTLS(), CallTimeout: 300 * time.Millisecond, BriefTimeout: 30 * time.Millisecond})
+	server := p.servers[clusterA]
+	hole := newBlackHole(t)
+	client, err := storageapi.NewClient(storageapi.ClientConfig{ID: clusterA, Endpoint: server.URL, Secret: server.Secret,
+		TLS: p.ca.ClientTLS(), CallTimeout: 300 * time.Millisecond, BriefTimeout: 30 * time.Millisecond, Dial: hole.dial})
 	must(t, err)
 	root := chain.Ref{Cluster: clusterA, Volume: "aaaaaaaa-0000-4000-8000-000000000001"}
-	_, err = client.Members(ctx, root)
+	hole.cut(true)
+	_, err = client.Volume(ctx, root)
 	if !errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "only") {
 		t.Fatalf("the first silence: %v, want the full timeout's DeadlineExceeded", err)
 	}
-	_, err = client.Members(ctx, root)
+	_, err = client.Volume(ctx, root)
 	if !errors.Is(err, chain.ErrUnreachable) || !strings.Contains(err.Error(), "asked for 30ms only, silent since") {
 		t.Fatalf("the next call: %v, want ErrUnreachable after the brief timeout, saying so", err)
 	}
 	// Any answer ends the silence: the next call has its full timeout.
+	hole.cut(false)
 	if _, err := client.Volume(ctx, root); errors.Is(err, chain.ErrUnreachable) {
 		t.Fatalf("a call the server answers: %v", err)
 	}
-	_, err = client.Members(ctx, root)
+	hole.cut(true)
+	_, err = client.Volume(ctx, root)
 	if !errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "only") {
 		t.Fatalf("after an answer: %v, want the full timeout again", err)
 	}
 	// A caller's own deadline says nothing of the cluster.
-	fresh, err := storageapi.NewClient(storageapi.ClientConfig{ID: clusterA, Endpoint: slow.URL, Secret: "s",
-		TLS: p.ca.ClientTLS(), CallTimeout: 10 * time.Second, BriefTimeout: 30 * time.Millisecond})
+	fresh, err := storageapi.NewClient(storageapi.ClientConfig{ID: clusterA, Endpoint: server.URL, Secret: server.Secret,
+		TLS: p.ca.ClientTLS(), CallTimeout: 10 * time.Second, BriefTimeout: 30 * time.Millisecond, Dial: hole.dial})
 	must(t, err)
 	short, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 	defer cancel()
-	if _, err := fresh.Members(short, root); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := fresh.Volume(short, root); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("the caller's deadline: %v", err)
 	}
 	shorter, cancel2 := context.WithTimeout(ctx, 200*time.Millisecond)
 	defer cancel2()
-	if _, err := fresh.Members(shorter, root); err == nil || strings.Contains(err.Error(), "only") {
+	if _, err := fresh.Volume(shorter, root); err == nil || strings.Contains(err.Error(), "only") {
 		t.Fatalf("after the caller's own deadline ran out: %v, want no brief call", err)
 	}
 }

@@ -10,10 +10,15 @@ import (
 // resolution, an enable, a promotion and its forced retry would otherwise
 // wait the full timeout for the same silence -- 10 s apiece, most of an
 // unplanned fail-over's time. The verdict is the same (the peer is
-// unreachable, chain.ErrUnreachable); only its cost changes. A peer that
-// answers slower than the brief timeout but within the full one is misjudged
-// for one window at most: the first call after the window has the full
-// timeout again, and any answer ends the silence at once.
+// unreachable, chain.ErrUnreachable); only its cost changes. Silence is of
+// the network, not of a slow server: a brief call that completes a TLS
+// handshake with the cluster -- after a partition heals the transport dials
+// anew -- has its full timeout from then on, and ends the silence, so a peer
+// that takes longer than the brief timeout to answer (a fail-back's Resync
+// asks the other site in turn) is not misjudged once it can be reached. A
+// cluster that takes handshakes but never answers is asked with the full
+// timeout each time; any answer ends the silence at once, and the first call
+// after the window has the full timeout again.
 const (
 	// DefaultBriefTimeout bounds a call to a silent cluster: a peer on the
 	// same network that answers at all answers within milliseconds.
