@@ -5,9 +5,11 @@ import (
 	"io"
 	"net"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/baton-dr/baton/internal/command"
+	"github.com/baton-dr/baton/node/drbd"
 
 	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storageapi"
@@ -27,6 +29,7 @@ type options struct {
 	zfsDataset      string
 	zfsPoolFile     string
 	drbdConfigDir   string
+	drbdShared      drbd.SharedKernel
 	deviceDir       string
 	streamAddress   string
 	streamCert      string
@@ -55,6 +58,14 @@ func parseFlags(args []string, output io.Writer) (options, error) {
 	flags.StringVar(&o.zfsDataset, "zfs-dataset", "", "zfs: the dataset holding the node's zvols, e.g. tank/baton (its pool must exist, or come from --zfs-pool-file)")
 	flags.StringVar(&o.zfsPoolFile, "zfs-pool-file", "", "zfs: a sparse file the dataset's pool lives on (the beds); created with --pool-size-bytes when missing, an existing pool is imported or adopted, never re-created")
 	flags.StringVar(&o.drbdConfigDir, "drbd-config-dir", "", "zfs: where DRBD resource files go (default /var/lib/baton/drbd); the node's name must equal its hostname, as drbdadm matches them")
+	flags.StringVar(&o.drbdShared.Suffix, "drbd-resource-suffix", "",
+		"zfs: this node shares its kernel with other storage nodes (kind's nodes, one host's containers): name its DRBD resources <resource>-<suffix>, e.g. the node's name; empty for a kernel of the node's own")
+	flags.Func("drbd-minor-offset", "zfs, with --drbd-resource-suffix: add this to every DRBD minor, so that the nodes on one kernel use disjoint minors (default 0)",
+		func(text string) error {
+			n, err := strconv.ParseUint(text, 10, 32)
+			o.drbdShared.MinorOffset = uint32(n)
+			return err
+		})
 	flags.StringVar(&o.deviceDir, "device-dir", "",
 		"btrfs: directory of the links <dataset> -> the volume's loop device that baton-csi --devices links reads; empty keeps none")
 	flags.StringVar(&o.streamAddress, "stream-address", "", "address to take peer sites' snapshot streams on (TLS); empty takes none")
@@ -101,6 +112,13 @@ func (o *options) validate(output io.Writer) error {
 		}
 	default:
 		problem("--backend %q: want btrfs or zfs", o.backend)
+	}
+	if o.drbdShared != (drbd.SharedKernel{}) {
+		if o.backend != "zfs" {
+			problem("--drbd-resource-suffix and --drbd-minor-offset go with --backend zfs")
+		} else if err := o.drbdShared.Check(); err != nil {
+			problem("--drbd-resource-suffix %q --drbd-minor-offset %d: %v", o.drbdShared.Suffix, o.drbdShared.MinorOffset, err)
+		}
 	}
 	if o.deviceDir != "" && !filepath.IsAbs(o.deviceDir) {
 		problem("--device-dir %q is not an absolute path", o.deviceDir)

@@ -75,7 +75,7 @@ func New(options Options) (*Replicator, error) {
 	if options.Cmder == nil || options.Node == "" || options.Backing == nil {
 		return nil, errors.New("drbd: a Cmder, a node name and a backing-device mapping are required")
 	}
-	if err := options.SharedKernel.check(); err != nil {
+	if err := options.SharedKernel.Check(); err != nil {
 		return nil, err
 	}
 	if options.ConfigDir == "" {

@@ -51,9 +51,9 @@ const (
 // without the ":" DRBD 9 reads as a connection's separator.
 var suffixName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
-// check refuses a suffix that would not survive a resource file, or an
+// Check refuses a suffix that would not survive a resource file, or an
 // offset without one (the minors would move while the names collide).
-func (k SharedKernel) check() error {
+func (k SharedKernel) Check() error {
 	switch {
 	case k.Suffix == "" && k.MinorOffset != 0:
 		return fmt.Errorf("drbd: a minor offset (%d) needs a resource-name suffix: nodes sharing a kernel need both apart", k.MinorOffset)
