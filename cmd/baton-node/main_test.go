@@ -65,7 +65,9 @@ func TestBadFlagsAreRefused(t *testing.T) {
 		{args: append(valid, "--drbd-resource-suffix", "n1"), want: "go with --backend zfs"},
 		{args: append(zfs, "--drbd-minor-offset", "1000"), want: "needs a resource-name suffix"},
 		{args: append(zfs, "--drbd-resource-suffix", "a:b"), want: `suffix "a:b"`},
-		{args: append(zfs, "--drbd-resource-suffix", "n1", "--drbd-minor-offset", "-1"), want: "drbd-minor-offset"},
+		{args: append(zfs, "--drbd-resource-suffix", "n1", "--drbd-minor-offset", "-1"), want: "not a number"},
+		{args: append(zfs, "--drbd-resource-suffix", "n1", "--drbd-minor-offset", "n0=0,n2=5"), want: "no entry for this node, n1"},
+		{args: append(zfs, "--drbd-resource-suffix", "n1", "--drbd-minor-offset", "n1=x"), want: `entry "n1=x"`},
 		{args: append(zfs, "--drbd-resource-suffix", "n1", "--drbd-minor-offset", "2000000"), want: "last minor"},
 		{args: append(valid, "--no-such-flag"), want: "not defined"},
 		{args: append(valid, "extra"), want: "no arguments"},
@@ -104,6 +106,12 @@ func TestSharedKernelFlags(t *testing.T) {
 	}
 	if want := (drbd.SharedKernel{Suffix: "site-a-worker2", MinorOffset: 100000}); o.drbdShared != want {
 		t.Errorf("parsed %+v, want %+v", o.drbdShared, want)
+	}
+	// The chart's form: every node's offset, of which the node takes its own.
+	o, err = parseFlags([]string{"--node", "site-a-worker2", "--secret-file", "/s", "--backend", "zfs", "--zfs-dataset", "site-a-worker2/volumes",
+		"--drbd-resource-suffix", "site-a-worker2", "--drbd-minor-offset", "site-a-worker=0,site-a-worker2=50000"}, &out)
+	if err != nil || o.drbdShared.MinorOffset != 50000 {
+		t.Errorf("from the chart's list: %+v, %v (%s); want offset 50000", o.drbdShared, err, out.String())
 	}
 	o, err = parseFlags([]string{"--node", "n1", "--secret-file", "/s", "--backend", "zfs", "--zfs-dataset", "n1/volumes"}, &out)
 	if err != nil || o.drbdShared != (drbd.SharedKernel{}) {
