@@ -27,8 +27,9 @@ func (u utsCmder) Command(ctx context.Context, name string, args ...string) exec
 
 // kindNode is one of two storage nodes on this guest's kernel, as kind's
 // nodes share their host's: a pool dataset of its own (kind's nodes have a
-// pool each), an address on the loopback, and node/drbd told to keep its
-// resources and minors apart.
+// pool each), an address of its own on the guest's loopback device (drbdadm
+// wants a node's address on an interface: 127.0.0.2 is routed to lo but not
+// on it), and node/drbd told to keep its resources and minors apart.
 type kindNode struct {
 	name string
 	ip   string
@@ -43,6 +44,10 @@ func newKindNode(t *testing.T, local *Node, name, ip string, offset uint32) *kin
 		t.Fatalf("zfs create %s: %v", dataset, err)
 	}
 	t.Cleanup(func() { _, _ = local.Output("zfs", "destroy", "-r", dataset) })
+	if _, err := local.Output("ip", "address", "add", ip+"/32", "dev", "lo"); err != nil {
+		t.Fatalf("ip address add %s/32 dev lo: %v", ip, err)
+	}
+	t.Cleanup(func() { _, _ = local.Output("ip", "address", "del", ip+"/32", "dev", "lo") })
 	cmder := utsCmder{node: name}
 	pool, err := zfs.New(zfs.Options{Cmder: cmder, Dataset: dataset})
 	must(t, err, "zfs.New on %s", dataset)
@@ -61,8 +66,8 @@ func TestTwoReplicasInOneKernel(t *testing.T) {
 	g := needGuests(t)
 	local := g.Nodes[0]
 	const name, minor, port, sizeBytes = "it-shared", 2600, 7600, 32 * mib
-	a := newKindNode(t, local, "kind-a", "127.0.0.1", 0)
-	b := newKindNode(t, local, "kind-b", "127.0.0.2", 100000)
+	a := newKindNode(t, local, "kind-a", "10.97.0.1", 0)
+	b := newKindNode(t, local, "kind-b", "10.97.0.2", 100000)
 	nodes := []*kindNode{a, b}
 	config := backend.ResourceConfig{Name: name, Minor: minor, Port: port}
 	for i, n := range nodes {
