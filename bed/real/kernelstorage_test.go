@@ -9,9 +9,10 @@ import (
 	"github.com/baton-dr/baton/node/exec/exectest"
 )
 
-// statusTwoNodes is `drbdsetup status` (drbd-utils 9.22 on DRBD 8.4.11, as
-// parse_test.go in node/drbd has it) with the bed's two nodes of site A and
-// a resource of the host's own.
+// statusTwoNodes is `drbdsetup status` in drbd-utils 9.22's layout (each
+// resource's name first on an unindented line; node/drbd's parse_test.go
+// holds one captured on DRBD 8.4.11), written for the bed's two nodes of
+// site A and a resource of the host's own.
 const statusTwoNodes = `pvc-1-baton-site-a-worker role:Secondary
   disk:UpToDate
   peer role:Secondary
