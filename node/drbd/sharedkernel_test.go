@@ -118,7 +118,7 @@ func TestSharedKernelShowAndStatusSpeakTheCoresNames(t *testing.T) {
 	noOtherName(t, fake)
 }
 
-func TestSharedKernelRolesAndDeviceUseTheKernelsMinor(t *testing.T) {
+func TestSharedKernelRolesUseTheKernelsMinor(t *testing.T) {
 	r, fake := sharedReplicator(t, sharedKernel, map[string]exectest.Reply{
 		"drbdsetup show rt-x-nodea":                        {Stdout: asKernel(showPair)},
 		"drbdsetup primary 101000":                         {},
@@ -202,4 +202,34 @@ func TestSharedKernelShowRefusesAMinorBelowTheOffset(t *testing.T) {
 	if _, err := r.Show("rt-x"); err == nil || !strings.Contains(err.Error(), "below this node's offset") {
 		t.Errorf("Show of minor 1000 under offset 100000: %v", err)
 	}
+}
+
+// On DRBD 9 (test double, testdata's samples with node a's kernel names):
+// events2 and show name the kernel's resource, the answers the core's.
+func TestSharedKernelOnDRBD9(t *testing.T) {
+	fake := &exectest.FakeCmder{Replies: map[string]exectest.Reply{
+		"cat /proc/drbd": {Stdout: procDRBD9},
+		"drbdsetup events2 --now --statistics rt-x-nodea": {
+			Stdout: strings.ReplaceAll(sample(t, "events2", "connected-pair.txt"), "name:rt-x ", "name:rt-x-nodea ")},
+		"drbdsetup show rt-x-nodea": {Stdout: strings.ReplaceAll(strings.ReplaceAll(sample(t, "show9", "pair.txt"),
+			`resource "rt-x"`, `resource "rt-x-nodea"`), "minor 1000;", "minor 101000;")},
+		confA + "dump rt-x-nodea":      {Stdout: renderResource9(pairConfig, zvol)},
+		"drbdsetup primary rt-x-nodea": {},
+	}}
+	r, err := New(Options{Cmder: fake, Node: "nodea", Backing: zvol, SharedKernel: sharedKernel})
+	if err != nil || r.Version() != V9 {
+		t.Fatalf("New: %v, version %v", err, r.Version())
+	}
+	s, err := r.Status("rt-x")
+	if err != nil || s.Name != "rt-x" || s.Role != backend.Primary || len(s.Peers) != 1 || s.Peers[0].Connection != backend.Connected {
+		t.Errorf("Status = %+v, %v (ran %q)", s, err, fake.Calls())
+	}
+	config, err := r.Show("rt-x")
+	if err != nil || config.Name != "rt-x" || config.Minor != 1000 {
+		t.Errorf("Show = %+v, %v", config, err)
+	}
+	if err := r.Primary("rt-x", false); err != nil {
+		t.Errorf("Primary: %v", err)
+	}
+	noOtherName(t, fake)
 }
