@@ -210,8 +210,9 @@ func conditionTrue(conditions []corev1.NodeCondition, t corev1.NodeConditionType
 // Down takes down everything the bed made, whatever users left in it: it
 // asks each site's node agent to close its pool first (best effort), then
 // deletes the bed's clusters (only those), its network and firewall rule,
-// and detaches every loop device its node agents attached, volumes and
-// pools, however their paths now show. It goes on past a failure and
+// takes down the DRBD resources and exports the ZFS pools of zfs-drbd mode
+// in the host's kernel (kernelStorage), and detaches every loop device its
+// node agents attached, volumes and pools, however their paths now show. It goes on past a failure and
 // returns every one, naming what it could not release. The private dockerd
 // is the caller's (dockerd.sh stop).
 func (in *Infra) Down(ctx context.Context) error {
@@ -235,6 +236,9 @@ func (in *Infra) Down(ctx context.Context) error {
 	} else {
 		in.Printf("the private dockerd does not answer: no cluster to delete")
 	}
+	// zfs-drbd mode's DRBD resources and pools are the host kernel's: they
+	// outlive the nodes. Harmless in btrfs mode, which makes neither.
+	errs = append(errs, in.phase("host kernel's DRBD and ZFS", newKernelStorage().release))
 	errs = append(errs, in.phase("loop devices", func() (string, error) {
 		scratch := filepath.Join(in.Paths.Cache, "scan")
 		if err := os.MkdirAll(scratch, 0o700); err != nil {

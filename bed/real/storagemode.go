@@ -409,14 +409,22 @@ var zfsDRBDMinors = map[string]v1alpha1.MinorRange{
 	SiteB.Name: {Min: 25000, Max: 49999},
 }
 
+// zfsDRBDMinorStride separates the minors of a site's storage nodes, which
+// share the host's kernel as well: the node agent of a site's i-th storage
+// node adds i times this to the site's minors (node/drbd.SharedKernel), so
+// site A's nodes use 1000-24999 and 51000-74999, site B's 25000-49999 and
+// 75000-99999. It is past the end of every site's range.
+const zfsDRBDMinorStride = 50000
+
 // siteStorage sets the storage part of the site's chart values for the mode
 // and returns the addresses the node agents' stream certificate must name.
 // btrfs: the one node, at address, placeCount 1. zfs-drbd: the two storage
 // workers (addressOf reads their addresses), a ZFS pool per node named after
 // it on a sparse file in the site's host directory (pool names, like DRBD's
 // minors, are kernel-wide, and the nodes share the host's kernel), the
-// site's own DRBD minors, placeCount 2, the node DaemonSet on the storage
-// nodes.
+// site's own DRBD minors, each node's resources named after it and its
+// minors shifted apart (DRBD's names and minors are kernel-wide too),
+// placeCount 2, the node DaemonSet on the storage nodes.
 func (mode StorageMode) siteStorage(c Cluster, values *chart.Values, address string, addressOf func(node string) (string, error)) ([]net.IP, error) {
 	if mode != StorageZFSDRBD {
 		values.Storage.Nodes = []chart.StorageNode{{Name: c.Node(), Address: address}}
@@ -432,10 +440,12 @@ func (mode StorageMode) siteStorage(c Cluster, values *chart.Values, address str
 		if err != nil {
 			return nil, err
 		}
-		values.Storage.Nodes = append(values.Storage.Nodes, chart.StorageNode{Name: name, Address: a})
+		offset := uint32(len(values.Storage.Nodes)) * zfsDRBDMinorStride
+		values.Storage.Nodes = append(values.Storage.Nodes, chart.StorageNode{Name: name, Address: a, DRBDMinorOffset: offset})
 		ips = append(ips, net.ParseIP(a))
 	}
-	values.Storage.ZFS = chart.ZFS{Dataset: "$(NODE_NAME)/volumes", PoolFile: hostDir + "/$(NODE_NAME).zfs.img", PoolSizeBytes: zfsPoolSizeBytes}
+	values.Storage.ZFS = chart.ZFS{Dataset: "$(NODE_NAME)/volumes", PoolFile: hostDir + "/$(NODE_NAME).zfs.img", PoolSizeBytes: zfsPoolSizeBytes,
+		SharedKernel: true}
 	values.StorageCluster.PlaceCount = zfsDRBDStorageNodes
 	values.StorageCluster.DRBDMinors = zfsDRBDMinors[c.Name]
 	values.Node.NodeSelector = map[string]string{StorageLabel: "true"}

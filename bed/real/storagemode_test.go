@@ -298,6 +298,11 @@ func TestZFSDRBDSiteValuesRenderThroughTheChart(t *testing.T) {
 		return "", errors.New("no node " + node)
 	}
 	minors := map[string]v1alpha1.MinorRange{}
+	type nodeMinors struct {
+		node        string
+		first, last int64 // on the host's kernel
+	}
+	var kernelMinors []nodeMinors
 	for _, c := range Sites() {
 		values := siteValues(t, c)
 		ips, err := StorageZFSDRBD.siteStorage(c, &values, "10.250.0.2", addressOf)
@@ -334,6 +339,13 @@ func TestZFSDRBDSiteValuesRenderThroughTheChart(t *testing.T) {
 			t.Errorf("%s: DRBD ports %+v", c.Name, p)
 		}
 		minors[c.Name] = cluster.Spec.DRBDMinors
+		// The kernel's minors of each node: the site's range shifted by the
+		// node's offset (node/drbd.SharedKernel).
+		for _, n := range values.Storage.Nodes {
+			m := cluster.Spec.DRBDMinors
+			off := int64(n.DRBDMinorOffset)
+			kernelMinors = append(kernelMinors, nodeMinors{n.Name, int64(m.Min) + off, int64(m.Max) + off})
+		}
 		if want := []string{workers[0] + "@" + addresses[workers[0]], workers[1] + "@" + addresses[workers[1]]}; !slices.Equal(nodes, want) {
 			t.Errorf("%s: StorageNodes %v, want %v", c.Name, nodes, want)
 		}
@@ -354,7 +366,8 @@ func TestZFSDRBDSiteValuesRenderThroughTheChart(t *testing.T) {
 		}
 		agent := spec.Containers[0]
 		for _, want := range []string{"--backend=zfs", "--zfs-dataset=$(NODE_NAME)/volumes", "--zfs-pool-file=" + hostDir + "/$(NODE_NAME).zfs.img",
-			"--pool-size-bytes=4294967296", "--drbd-config-dir=" + hostDir + "/" + c.Name + "/drbd/$(NODE_NAME)"} {
+			"--pool-size-bytes=4294967296", "--drbd-config-dir=" + hostDir + "/" + c.Name + "/drbd/$(NODE_NAME)",
+			"--drbd-resource-suffix=$(NODE_NAME)", "--drbd-minor-offset=" + workers[0] + "=0," + workers[1] + "=50000"} {
 			if !slices.Contains(agent.Args, want) {
 				t.Errorf("%s: baton-node lacks %s: %v", c.Name, want, agent.Args)
 			}
@@ -377,6 +390,19 @@ func TestZFSDRBDSiteValuesRenderThroughTheChart(t *testing.T) {
 	a, b := minors[SiteA.Name], minors[SiteB.Name]
 	if a.Min > a.Max || b.Min > b.Max || !(a.Max < b.Min || b.Max < a.Min) {
 		t.Errorf("the sites' DRBD minors overlap on the shared kernel: %+v and %+v", a, b)
+	}
+	if len(kernelMinors) != 4 {
+		t.Fatalf("kernel minors %v, want four nodes'", kernelMinors)
+	}
+	for i, x := range kernelMinors {
+		if x.last > 1<<20-1 {
+			t.Errorf("%s's minors end at %d, past the kernel's last", x.node, x.last)
+		}
+		for _, y := range kernelMinors[i+1:] {
+			if !(x.last < y.first || y.last < x.first) {
+				t.Errorf("on the host's kernel %s's minors %d-%d overlap %s's %d-%d", x.node, x.first, x.last, y.node, y.first, y.last)
+			}
+		}
 	}
 
 	values := siteValues(t, SiteA)

@@ -2,7 +2,9 @@
 # Tears the real bed down (`make realbed-down`): `batonctl realbed down`
 # takes baton out of the sites (so each node agent closes its pool), deletes
 # the bed's kind clusters -- only baton-hub, baton-site-a and baton-site-b,
-# never another user's on the same dockerd -- and its network, and detaches
+# never another user's on the same dockerd -- and its network, takes down
+# zfs-drbd mode's DRBD resources and exports its pools in the host's kernel
+# (only the bed's: named after its storage nodes), and detaches
 # every loop device the sites' node agents attached, pools and volumes alike,
 # whatever claims users left and however sysfs now shows their paths; it
 # exits 1 naming anything it could not release. Then the private dockerd is

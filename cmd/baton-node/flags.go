@@ -5,9 +5,12 @@ import (
 	"io"
 	"net"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/baton-dr/baton/internal/command"
+	"github.com/baton-dr/baton/node/drbd"
 
 	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storageapi"
@@ -27,6 +30,8 @@ type options struct {
 	zfsDataset      string
 	zfsPoolFile     string
 	drbdConfigDir   string
+	drbdShared      drbd.SharedKernel
+	drbdMinorOffset string // --drbd-minor-offset as given; drbdShared has this node's
 	deviceDir       string
 	streamAddress   string
 	streamCert      string
@@ -55,6 +60,11 @@ func parseFlags(args []string, output io.Writer) (options, error) {
 	flags.StringVar(&o.zfsDataset, "zfs-dataset", "", "zfs: the dataset holding the node's zvols, e.g. tank/baton (its pool must exist, or come from --zfs-pool-file)")
 	flags.StringVar(&o.zfsPoolFile, "zfs-pool-file", "", "zfs: a sparse file the dataset's pool lives on (the beds); created with --pool-size-bytes when missing, an existing pool is imported or adopted, never re-created")
 	flags.StringVar(&o.drbdConfigDir, "drbd-config-dir", "", "zfs: where DRBD resource files go (default /var/lib/baton/drbd); the node's name must equal its hostname, as drbdadm matches them")
+	flags.StringVar(&o.drbdShared.Suffix, "drbd-resource-suffix", "",
+		"zfs: this node shares its kernel with other storage nodes (kind's nodes, one host's containers): name its DRBD resources <resource>-<suffix>, e.g. the node's name; empty for a kernel of the node's own")
+	flags.StringVar(&o.drbdMinorOffset, "drbd-minor-offset", "",
+		"zfs, with --drbd-resource-suffix: add this to every DRBD minor so that the nodes on one kernel use disjoint minors; "+
+			"a number, or node=number,... (a DaemonSet gives every node the same arguments) of which the node takes its own")
 	flags.StringVar(&o.deviceDir, "device-dir", "",
 		"btrfs: directory of the links <dataset> -> the volume's loop device that baton-csi --devices links reads; empty keeps none")
 	flags.StringVar(&o.streamAddress, "stream-address", "", "address to take peer sites' snapshot streams on (TLS); empty takes none")
@@ -102,6 +112,20 @@ func (o *options) validate(output io.Writer) error {
 	default:
 		problem("--backend %q: want btrfs or zfs", o.backend)
 	}
+	if o.drbdMinorOffset != "" {
+		offset, err := minorOffset(o.drbdMinorOffset, o.node)
+		if err != nil {
+			problem("--drbd-minor-offset %q: %v", o.drbdMinorOffset, err)
+		}
+		o.drbdShared.MinorOffset = offset
+	}
+	if o.drbdShared != (drbd.SharedKernel{}) {
+		if o.backend != "zfs" {
+			problem("--drbd-resource-suffix and --drbd-minor-offset go with --backend zfs")
+		} else if err := o.drbdShared.Check(); err != nil {
+			problem("--drbd-resource-suffix %q --drbd-minor-offset %d: %v", o.drbdShared.Suffix, o.drbdShared.MinorOffset, err)
+		}
+	}
 	if o.deviceDir != "" && !filepath.IsAbs(o.deviceDir) {
 		problem("--device-dir %q is not an absolute path", o.deviceDir)
 	}
@@ -132,4 +156,29 @@ func (o *options) streamProblems() []string {
 		problems = append(problems, fmt.Sprintf("--advertise-address %q names no host peers can reach", o.advertise))
 	}
 	return problems
+}
+
+// minorOffset reads --drbd-minor-offset: a number, or a list node=number
+// from which the node takes its own entry. The list is the chart's: a
+// DaemonSet's pods share one template, and the downward API gives a pod its
+// node's name (the suffix) but no number of the node's.
+func minorOffset(text, node string) (uint32, error) {
+	if !strings.Contains(text, "=") {
+		n, err := strconv.ParseUint(text, 10, 32)
+		if err != nil {
+			return 0, fmt.Errorf("not a number")
+		}
+		return uint32(n), nil
+	}
+	for _, entry := range strings.Split(text, ",") {
+		name, number, _ := strings.Cut(entry, "=")
+		n, err := strconv.ParseUint(number, 10, 32)
+		if err != nil {
+			return 0, fmt.Errorf("entry %q is not node=number", entry)
+		}
+		if name == node {
+			return uint32(n), nil
+		}
+	}
+	return 0, fmt.Errorf("no entry for this node, %s", node)
 }

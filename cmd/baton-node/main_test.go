@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/baton-dr/baton/internal/command"
+	"github.com/baton-dr/baton/node/drbd"
 
 	"github.com/baton-dr/baton/storage/chain"
 )
@@ -44,6 +45,7 @@ func TestHelpSaysWhatItDoes(t *testing.T) {
 
 func TestBadFlagsAreRefused(t *testing.T) {
 	valid := []string{"--node", "n1", "--secret-file", "/s", "--backend", "btrfs", "--pool-dir", "/p"}
+	zfs := []string{"--node", "n1", "--secret-file", "/s", "--backend", "zfs", "--zfs-dataset", "n1/volumes"}
 	for _, c := range []struct {
 		args []string
 		want string // in what the refusal prints
@@ -60,6 +62,13 @@ func TestBadFlagsAreRefused(t *testing.T) {
 		{args: append(valid, "--stream-address", ":7443", "--stream-cert", "c", "--stream-key", "k"), want: "--advertise-address"},
 		{args: append(valid, "--stream-address", ":7443", "--stream-cert", "c", "--stream-key", "k", "--advertise-address", "0.0.0.0:7443"), want: "no host"},
 		{args: append(valid, "--advertise-address", "10.0.0.1:7443"), want: "go with --stream-address"},
+		{args: append(valid, "--drbd-resource-suffix", "n1"), want: "go with --backend zfs"},
+		{args: append(zfs, "--drbd-minor-offset", "1000"), want: "needs a resource-name suffix"},
+		{args: append(zfs, "--drbd-resource-suffix", "a:b"), want: `suffix "a:b"`},
+		{args: append(zfs, "--drbd-resource-suffix", "n1", "--drbd-minor-offset", "-1"), want: "not a number"},
+		{args: append(zfs, "--drbd-resource-suffix", "n1", "--drbd-minor-offset", "n0=0,n2=5"), want: "no entry for this node, n1"},
+		{args: append(zfs, "--drbd-resource-suffix", "n1", "--drbd-minor-offset", "n1=x"), want: `entry "n1=x"`},
+		{args: append(zfs, "--drbd-resource-suffix", "n1", "--drbd-minor-offset", "2000000"), want: "last minor"},
 		{args: append(valid, "--no-such-flag"), want: "not defined"},
 		{args: append(valid, "extra"), want: "no arguments"},
 	} {
@@ -84,6 +93,29 @@ func TestZFSNeedsItsDataset(t *testing.T) {
 		"--zfs-dataset", "tank/baton", "--zfs-pool-file", "relative.img"}, &out)
 	if err == nil || !strings.Contains(err.Error()+out.String(), "is not an absolute path") {
 		t.Fatalf("a relative pool file: %v (%s)", err, out.String())
+	}
+}
+
+// TestSharedKernelFlags: a kind node's suffix and minor offset reach node/drbd.
+func TestSharedKernelFlags(t *testing.T) {
+	var out bytes.Buffer
+	o, err := parseFlags([]string{"--node", "site-a-worker2", "--secret-file", "/s", "--backend", "zfs", "--zfs-dataset", "site-a-worker2/volumes",
+		"--drbd-resource-suffix", "site-a-worker2", "--drbd-minor-offset", "100000"}, &out)
+	if err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	if want := (drbd.SharedKernel{Suffix: "site-a-worker2", MinorOffset: 100000}); o.drbdShared != want {
+		t.Errorf("parsed %+v, want %+v", o.drbdShared, want)
+	}
+	// The chart's form: every node's offset, of which the node takes its own.
+	o, err = parseFlags([]string{"--node", "site-a-worker2", "--secret-file", "/s", "--backend", "zfs", "--zfs-dataset", "site-a-worker2/volumes",
+		"--drbd-resource-suffix", "site-a-worker2", "--drbd-minor-offset", "site-a-worker=0,site-a-worker2=50000"}, &out)
+	if err != nil || o.drbdShared.MinorOffset != 50000 {
+		t.Errorf("from the chart's list: %+v, %v (%s); want offset 50000", o.drbdShared, err, out.String())
+	}
+	o, err = parseFlags([]string{"--node", "n1", "--secret-file", "/s", "--backend", "zfs", "--zfs-dataset", "n1/volumes"}, &out)
+	if err != nil || o.drbdShared != (drbd.SharedKernel{}) {
+		t.Errorf("without the flags: %+v, %v; want a kernel of the node's own", o.drbdShared, err)
 	}
 }
 

@@ -61,7 +61,8 @@ func storageFor(o options) (storage, error) {
 			if err != nil {
 				return nil, nil, fmt.Errorf("failed to open zfs dataset %s: %w", o.zfsDataset, err)
 			}
-			replicator, err := drbd.New(drbd.Options{Cmder: cmder, Node: o.node, Backing: pool.DevicePath, ConfigDir: o.drbdConfigDir})
+			replicator, err := drbd.New(drbd.Options{Cmder: cmder, Node: o.node, Backing: pool.DevicePath, ConfigDir: o.drbdConfigDir,
+				SharedKernel: o.drbdShared})
 			if err != nil {
 				return nil, nil, fmt.Errorf("failed to drive DRBD: %w", err)
 			}

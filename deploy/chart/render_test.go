@@ -477,6 +477,27 @@ func TestCrossSiteReachIsOnNodePorts(t *testing.T) {
 	}
 }
 
+// TestZFSDRBDSharedKernelNamesEachNodesDRBDApart: with storage.zfs.sharedKernel
+// each node agent suffixes its DRBD resources with its node's name and takes
+// its own minor offset from the list of every storage node's; without it the
+// agents get neither flag.
+func TestZFSDRBDSharedKernelNamesEachNodesDRBDApart(t *testing.T) {
+	v := zfsValues(t)
+	agent := container(t, podSpecs(t, render(t, v).Objects)["baton-node"], "baton-node")
+	for _, arg := range agent.Args {
+		if strings.HasPrefix(arg, "--drbd-resource-suffix") || strings.HasPrefix(arg, "--drbd-minor-offset") {
+			t.Errorf("without sharedKernel the agent gets %s", arg)
+		}
+	}
+	v.Storage.ZFS.SharedKernel = true
+	v.Storage.Nodes[1].DRBDMinorOffset = 50000
+	agent = container(t, podSpecs(t, render(t, v).Objects)["baton-node"], "baton-node")
+	offsets := "--drbd-minor-offset=baton-site-a-control-plane=0,baton-site-a-worker=50000"
+	if !hasArg(agent, "--drbd-resource-suffix=$(NODE_NAME)") || !hasArg(agent, offsets) {
+		t.Errorf("baton-node args %v: want --drbd-resource-suffix=$(NODE_NAME) and %s", agent.Args, offsets)
+	}
+}
+
 // TestZFSDRBDModeRunsTheZFSAndDRBDBackends: two storage nodes, host network
 // (DRBD), the zfs backend and DRBD devices, placeCount 2, and a pre-install
 // check on each storage node.

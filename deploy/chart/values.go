@@ -80,6 +80,9 @@ type Storage struct {
 type StorageNode struct {
 	Name    string `json:"name"`
 	Address string `json:"address"`
+	// DRBDMinorOffset (zfs-drbd mode with ZFS.SharedKernel) is added to the
+	// node's DRBD minors, so that the nodes on one kernel use disjoint ones.
+	DRBDMinorOffset uint32 `json:"drbdMinorOffset,omitempty"`
 }
 
 // Btrfs configures the btrfs mode's pools.
@@ -92,6 +95,10 @@ type ZFS struct {
 	Dataset       string `json:"dataset"`
 	PoolFile      string `json:"poolFile"`
 	PoolSizeBytes int64  `json:"poolSizeBytes"`
+	// SharedKernel says the storage nodes share one kernel (kind's): each
+	// node agent names its DRBD resources after its node and adds its
+	// StorageNode's DRBDMinorOffset to their minors.
+	SharedKernel bool `json:"sharedKernel"`
 }
 
 // StorageCluster makes the StorageCluster and StorageNodes directly.

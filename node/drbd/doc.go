@@ -33,4 +33,10 @@
 // Status maps DRBD's Unknown peer role and DUnknown peer disk the way
 // backend.PeerStatus asks: a peer that is not Connected is Secondary and
 // Outdated.
+//
+// Nodes that share a kernel (kind's containers) keep their resources and
+// minors apart with Options.SharedKernel: the kernel's resource is
+// `<resource>-<suffix>` and its minor shifted by an offset, and every answer
+// is in the core's name and minor again (sharedkernel.go says why the peers
+// need not agree).
 package drbd

@@ -16,6 +16,10 @@ import (
 // (attach). An up that fails halfway is taken down again, so that no
 // half-configured resource passes for a running one.
 func (r *Replicator) Up(config backend.ResourceConfig) error {
+	config, err := r.kernelConfig(config)
+	if err != nil {
+		return err
+	}
 	self, err := checkConfig(config, r.options.Node, r.version)
 	if err != nil {
 		return err
@@ -136,8 +140,23 @@ func (r *Replicator) configuredNodes(resource string) []backend.ResourceNode {
 
 // Show reports the configuration the kernel runs: minor, port and addresses
 // from `drbdsetup show`, node names from the resource file (DRBD 8.4's kernel
-// knows addresses, not names).
+// knows addresses, not names); in the core's name and minor.
 func (r *Replicator) Show(resource string) (backend.ResourceConfig, error) {
+	name, err := r.kernelName(resource)
+	if err != nil {
+		return backend.ResourceConfig{}, err
+	}
+	config, err := r.show(name)
+	if err != nil {
+		return backend.ResourceConfig{}, err
+	}
+	config.Name = resource
+	config.Minor, err = r.coreMinor(name, config.Minor)
+	return config, err
+}
+
+// show is Show in the kernel's names.
+func (r *Replicator) show(resource string) (backend.ResourceConfig, error) {
 	live, up, err := r.live(resource)
 	if err != nil {
 		return backend.ResourceConfig{}, err
@@ -182,6 +201,11 @@ func (r *Replicator) Status(resource string) (backend.ResourceStatus, error) {
 	if !safeName.MatchString(resource) {
 		return backend.ResourceStatus{}, noSuchResource(resource)
 	}
+	core := resource
+	resource, err := r.kernelName(resource)
+	if err != nil {
+		return backend.ResourceStatus{}, err
+	}
 	live, err := r.liveStatus(resource)
 	if err != nil {
 		return backend.ResourceStatus{}, err
@@ -195,5 +219,9 @@ func (r *Replicator) Status(resource string) (backend.ResourceStatus, error) {
 			}
 		}
 	}
-	return resourceStatus(live, peers, r.version), nil
+	status := resourceStatus(live, peers, r.version)
+	if r.options.SharedKernel.Suffix != "" {
+		status.Name = core // the kernel's name carries this node's suffix
+	}
+	return status, nil
 }

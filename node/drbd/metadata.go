@@ -26,6 +26,10 @@ var declineAll = []byte(strings.Repeat("no\n", 8))
 // never an error; metadata a Primary left with an activity log to replay
 // (dump-md refuses it as "unclean") is true.
 func (r *Replicator) HasMetadata(config backend.ResourceConfig) (bool, error) {
+	config, err := r.kernelConfig(config)
+	if err != nil {
+		return false, err
+	}
 	self, err := checkConfig(config, r.options.Node, r.version)
 	if err != nil || self.Volume == "" {
 		return false, err
@@ -64,6 +68,10 @@ func (r *Replicator) HasMetadata(config backend.ResourceConfig) (bool, error) {
 // refuse with "Device '<minor>' is configured!"; baton says so without
 // touching the resource file the running resource was brought up with.
 func (r *Replicator) CreateMetadata(config backend.ResourceConfig) error {
+	config, err := r.kernelConfig(config)
+	if err != nil {
+		return err
+	}
 	self, err := checkConfig(config, r.options.Node, r.version)
 	if err != nil {
 		return err

@@ -45,6 +45,10 @@ type Options struct {
 	FenceDevice func(path string, fenced bool) error
 	// CommandTimeout bounds each command; zero means DefaultCommandTimeout.
 	CommandTimeout time.Duration
+	// SharedKernel names the node's resources and minors apart from those of
+	// the other nodes on its kernel (kind's); the zero value is a kernel of
+	// the node's own.
+	SharedKernel SharedKernel
 }
 
 // DefaultConfigDir is where resource files go unless Options say otherwise.
@@ -70,6 +74,9 @@ var _ backend.Replicator = (*Replicator)(nil)
 func New(options Options) (*Replicator, error) {
 	if options.Cmder == nil || options.Node == "" || options.Backing == nil {
 		return nil, errors.New("drbd: a Cmder, a node name and a backing-device mapping are required")
+	}
+	if err := options.SharedKernel.Check(); err != nil {
+		return nil, err
 	}
 	if options.ConfigDir == "" {
 		options.ConfigDir = DefaultConfigDir
@@ -192,10 +199,14 @@ func noSuchResource(resource string) error {
 // Down disconnects, detaches and deletes the resource from the kernel; its
 // file, data and metadata stay. A resource DRBD does not know is down already.
 func (r *Replicator) Down(resource string) error {
+	resource, err := r.kernelName(resource)
+	if err != nil {
+		return err
+	}
 	if _, up, err := r.live(resource); err != nil || !up {
 		return err
 	}
-	err := r.run("drbdsetup", "down", resource)
+	err = r.run("drbdsetup", "down", resource)
 	if errors.Is(err, backend.ErrNotFound) {
 		return nil
 	}
@@ -207,6 +218,10 @@ func (r *Replicator) Down(resource string) error {
 // DRBD refuses a second primary, and promotion without good data unless
 // forced.
 func (r *Replicator) Primary(resource string, force bool) error {
+	resource, err := r.kernelName(resource)
+	if err != nil {
+		return err
+	}
 	target, err := r.roleTarget(resource)
 	if err != nil {
 		return err
@@ -220,6 +235,10 @@ func (r *Replicator) Primary(resource string, force bool) error {
 
 // Secondary demotes the node; DRBD refuses while the device is open.
 func (r *Replicator) Secondary(resource string) error {
+	resource, err := r.kernelName(resource)
+	if err != nil {
+		return err
+	}
 	target, err := r.roleTarget(resource)
 	if err != nil {
 		return err
@@ -243,6 +262,10 @@ func (r *Replicator) roleTarget(resource string) (string, error) {
 // just-created replicas it declares them identical and UpToDate without a
 // sync.
 func (r *Replicator) NewCurrentUUID(resource string, clearBitmap bool) error {
+	resource, err := r.kernelName(resource)
+	if err != nil {
+		return err
+	}
 	minor, err := r.upMinor(resource)
 	if err != nil {
 		return err
@@ -258,6 +281,10 @@ func (r *Replicator) NewCurrentUUID(resource string, clearBitmap bool) error {
 // open a Secondary's device (ErrRefused), and so does DRBD 9 with the
 // auto-promote no that baton's resource file sets.
 func (r *Replicator) Open(resource string) (backend.Device, error) {
+	resource, err := r.kernelName(resource)
+	if err != nil {
+		return nil, err
+	}
 	minor, err := r.upMinor(resource)
 	if err != nil {
 		return nil, err
