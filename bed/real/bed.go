@@ -207,10 +207,14 @@ func (b *Bed) Close() error {
 				errs = append(errs, err)
 			}
 		}
-		for _, s := range b.sites {
-			errs = append(errs, b.deleteNamespace(s))
+		// Both sites at once: each waits for its namespace to go.
+		deleted := make([]error, len(b.sites))
+		var wg sync.WaitGroup
+		for i, s := range b.sites {
+			wg.Go(func() { deleted[i] = b.deleteNamespace(s) })
 		}
-		b.closeErr = errors.Join(errs...)
+		wg.Wait()
+		b.closeErr = errors.Join(append(errs, deleted...)...)
 	})
 	return b.closeErr
 }
