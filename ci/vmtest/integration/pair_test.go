@@ -3,6 +3,8 @@ package integration
 import (
 	"testing"
 
+	"github.com/baton-dr/baton/node/drbd"
+	"github.com/baton-dr/baton/node/zfs"
 	"github.com/baton-dr/baton/storage/backend"
 )
 
@@ -10,22 +12,31 @@ import (
 // guest -- metadata created on a zvol that has none, up, connected -- and
 // leaves both sides Inconsistent, where an initial sync starts. The test's
 // end takes the resource down and destroys the zvols.
+// upReplica makes the node's zvol for config's resource (a fresh one: no
+// DRBD metadata), creates the metadata and brings the resource up; the
+// test's end takes it down and destroys the zvol.
+func upReplica(t *testing.T, node string, pool *zfs.Pool, r *drbd.Replicator, config backend.ResourceConfig, sizeBytes uint64) {
+	t.Helper()
+	name := config.Name
+	must(t, pool.CreateVolume(name, sizeBytes, backend.Thin), "CreateVolume on %s", node)
+	t.Cleanup(func() {
+		_ = r.Down(name)
+		_ = pool.DestroyVolume(name)
+	})
+	has, err := r.HasMetadata(config)
+	must(t, err, "HasMetadata on %s", node)
+	if has {
+		t.Fatalf("a fresh zvol on %s has DRBD metadata", node)
+	}
+	must(t, r.CreateMetadata(config), "CreateMetadata on %s", node)
+	must(t, r.Up(config), "Up on %s", node)
+}
+
 func upPair(t *testing.T, g *Guests, name string, sizeBytes uint64, minor uint32, port uint16) backend.ResourceConfig {
 	t.Helper()
 	config := pairConfig(g, name, minor, port)
 	for _, n := range g.Nodes {
-		must(t, n.Pool.CreateVolume(name, sizeBytes, backend.Thin), "CreateVolume on %s", n.Name)
-		t.Cleanup(func() {
-			_ = n.DRBD.Down(name)
-			_ = n.Pool.DestroyVolume(name)
-		})
-		has, err := n.DRBD.HasMetadata(config)
-		must(t, err, "HasMetadata on %s", n.Name)
-		if has {
-			t.Fatalf("a fresh zvol on %s has DRBD metadata", n.Name)
-		}
-		must(t, n.DRBD.CreateMetadata(config), "CreateMetadata on %s", n.Name)
-		must(t, n.DRBD.Up(config), "Up on %s", n.Name)
+		upReplica(t, n.Name, n.Pool, n.DRBD, config, sizeBytes)
 	}
 	a := g.Nodes[0]
 	await(t, "the pair to connect", func() bool {

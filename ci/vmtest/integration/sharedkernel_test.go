@@ -75,18 +75,7 @@ func TestTwoReplicasInOneKernel(t *testing.T) {
 			Address: n.ip + ":7600", Volume: name})
 	}
 	for _, n := range nodes {
-		must(t, n.pool.CreateVolume(name, sizeBytes, backend.Thin), "CreateVolume on %s", n.name)
-		t.Cleanup(func() {
-			_ = n.drbd.Down(name)
-			_ = n.pool.DestroyVolume(name)
-		})
-		has, err := n.drbd.HasMetadata(config)
-		must(t, err, "HasMetadata on %s", n.name)
-		if has {
-			t.Fatalf("a fresh zvol on %s has DRBD metadata", n.name)
-		}
-		must(t, n.drbd.CreateMetadata(config), "CreateMetadata on %s", n.name)
-		must(t, n.drbd.Up(config), "Up on %s", n.name)
+		upReplica(t, n.name, n.pool, n.drbd, config, sizeBytes)
 	}
 
 	// The kernel runs two resources, each with its node's name and minor;
