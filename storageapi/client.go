@@ -166,10 +166,10 @@ func (c *Client) call(caller context.Context, method, path string, in, out any) 
 // briefly bounds a call to a silent cluster by the brief timeout for as long
 // as the cluster stays silent: a TLS handshake the call completes shows it is
 // there -- after a partition heals, the transport dials anew -- and from then
-// on the call has its full timeout, and the silence is over. Without it the
-// first calls after a heal that make the peer call another site in turn (a
-// fail-back's Resync asks the returning site what it holds) took longer
-// than the brief timeout, and every one failed until the window closed.
+// on the call has its full timeout, and the silence is over: a peer that
+// answers slower than the brief timeout once it can be reached (a
+// fail-back's Resync makes it ask the returning site in turn) is not failed
+// by it.
 func (c *Client) briefly(ctx context.Context, brief time.Duration) (context.Context, func()) {
 	ctx, shorten := context.WithCancelCause(ctx)
 	timer := time.AfterFunc(brief, func() { shorten(errBriefTimeout) })
