@@ -17,13 +17,14 @@ import (
 // TestAfterAPartitionHealsTheFirstCallsHaveTheirFullTimeout: a partition
 // that drops packets (nftables' drop, as the real bed cuts) leaves the TCP
 // connection open on both ends and stalled after the heal, until the
-// sender's retransmission timer fires; the calls after a full timeout's
-// silence are brief. Once it heals, the transport dials anew, and a call
-// whose handshake the cluster answers has its full timeout, so that an
-// answer slower than the brief timeout (site B's Resync asks site A in turn
-// what it holds) is not failed by it. (On the real bed A's Resyncs after a
-// heal still fail at the brief 2 s for about a minute: those calls get no
-// connection at all, docs/realbed.md "Time"; this is not their cure.)
+// sender's retransmission timer fires -- on the real bed, for about a
+// minute, during which every call went onto it (HTTP/2 multiplexes them) and
+// failed at the brief timeout. The client pings a connection it has read
+// nothing from for a call timeout and closes it when the ping goes
+// unanswered, so once the partition heals the transport dials anew, and a
+// call whose handshake the cluster answers has its full timeout: an answer
+// slower than the brief timeout (site B's Resync asks site A in turn what it
+// holds) is not failed by it.
 func TestAfterAPartitionHealsTheFirstCallsHaveTheirFullTimeout(t *testing.T) {
 	p := newPair(t)
 	slow, err := storageapitest.Serve(p.ca, slowCluster{Cluster: p.locals[clusterA], by: 600 * time.Millisecond}, "s")
@@ -43,6 +44,7 @@ func TestAfterAPartitionHealsTheFirstCallsHaveTheirFullTimeout(t *testing.T) {
 			t.Fatalf("during the cut: %v, want ErrUnreachable", err)
 		}
 	}
+	hole.closed(t, 10*time.Second)
 	hole.cut(false)
 	if _, err := client.Volume(ctx, root); errors.Is(err, chain.ErrUnreachable) {
 		t.Fatalf("after the heal, an answer slower than the brief timeout: %v, want it", err)
@@ -113,6 +115,26 @@ func (h *blackHole) cut(on bool) {
 	if on {
 		for _, c := range h.open {
 			c.stall()
+		}
+	}
+}
+
+// closed waits until the client has closed every connection the cut
+// stalled, for at most limit.
+func (h *blackHole) closed(t *testing.T, limit time.Duration) {
+	t.Helper()
+	h.mu.Lock()
+	open := append([]*stallableConn(nil), h.open...)
+	h.mu.Unlock()
+	deadline := time.After(limit)
+	for _, c := range open {
+		if !c.isStalled() {
+			continue
+		}
+		select {
+		case <-c.closed:
+		case <-deadline:
+			t.Fatalf("a connection the cut stalled is still open after %s: the client never gave it up", limit)
 		}
 	}
 }

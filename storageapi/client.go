@@ -96,6 +96,20 @@ func NewClient(config ClientConfig) (*Client, error) {
 	if config.Dial != nil {
 		transport.DialContext = config.Dial
 	}
+	// A partition that drops packets leaves the HTTP/2 connection open and
+	// stalled, and every call after it is multiplexed onto it -- a stream that
+	// timed out holds only one of the server's ~250 stream slots -- and fails,
+	// long after the heal, until TCP's backed-off retransmission gets through
+	// (on the real bed, for a minute). A connection nothing was read from for
+	// a whole call timeout is pinged, and closed unless the ping is answered
+	// within the brief timeout, so that the calls after it dial anew. Not
+	// sooner: a call to a silent cluster still ends at its own deadline,
+	// which is what opens the silence.
+	ping := quiet.brief
+	if ping <= 0 {
+		ping = DefaultBriefTimeout
+	}
+	transport.HTTP2 = &http.HTTP2Config{SendPingTimeout: timeout, PingTimeout: ping}
 	return &Client{id: config.ID, base: base, secret: config.Secret, timeout: timeout, silence: quiet, endpoint: config.Endpoint,
 		http: &http.Client{Transport: transport,
 			// A redirect would carry the secret elsewhere.

@@ -7,7 +7,6 @@ package storageapitest
 import (
 	"crypto/tls"
 	"crypto/x509"
-	"fmt"
 	"io"
 	"log"
 	"net"
@@ -81,6 +80,7 @@ func Serve(ca *CA, cluster storageapi.Cluster, secret string) (*Server, error) {
 	}))
 	s.Config.ErrorLog = log.New(io.Discard, "", 0) // handshakes refused on purpose by tests
 	s.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	s.EnableHTTP2 = true // as storageapi.NewHTTPServer serves it
 	s.StartTLS()
 	return s, nil
 }
@@ -101,11 +101,12 @@ func (s *Server) Client(ca *CA) (*storageapi.Client, error) {
 		TLS: ca.ClientTLS(), CallTimeout: 5 * time.Second})
 }
 
-// drop closes the connection without an answer.
+// drop ends the call without an answer: over HTTP/1.1 it closes the
+// connection, over HTTP/2 it resets the stream.
 func drop(w http.ResponseWriter) {
 	hijacker, ok := w.(http.Hijacker)
 	if !ok {
-		panic(fmt.Sprintf("storageapitest: %T cannot hijack", w))
+		panic(http.ErrAbortHandler)
 	}
 	conn, _, err := hijacker.Hijack()
 	if err == nil {
