@@ -66,7 +66,7 @@ func (b *Bed) Deploy(spec bed.App) error {
 	}
 	var volumes []volume
 	if b.options.AppImages != nil {
-		if a.web, err = b.newWebApp(spec, s); err != nil {
+		if a.web, err = b.newWebApp(context.Background(), spec, s); err != nil {
 			return err
 		}
 		for _, name := range a.web.client.Volumes() {

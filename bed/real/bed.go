@@ -207,14 +207,10 @@ func (b *Bed) Close() error {
 				errs = append(errs, err)
 			}
 		}
-		// Both sites at once: each waits for its namespace to go.
-		deleted := make([]error, len(b.sites))
-		var wg sync.WaitGroup
-		for i, s := range b.sites {
-			wg.Go(func() { deleted[i] = b.deleteNamespace(s) })
+		for _, s := range b.sites {
+			errs = append(errs, b.deleteNamespace(s))
 		}
-		wg.Wait()
-		b.closeErr = errors.Join(append(errs, deleted...)...)
+		b.closeErr = errors.Join(errs...)
 	})
 	return b.closeErr
 }

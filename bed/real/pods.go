@@ -226,24 +226,14 @@ func (b *Bed) deletePod(ctx context.Context, s *site, name string) error {
 // deleteNamespace deletes the run's namespace in the site, and the
 // persistent volumes the bed retained or restored there (by the run's
 // label: the driver is not asked to delete their data, which is the
-// chain's).
+// chain's). It does not wait for them to go: the next run's applications
+// take NodePorts this one's Services do not hold (freeNodePort).
 func (b *Bed) deleteNamespace(s *site) error {
 	ctx, cancel := context.WithTimeout(context.Background(), b.options.ActionLimit)
 	defer cancel()
 	var errs []error
 	if err := s.client.CoreV1().Namespaces().Delete(ctx, b.namespace(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		errs = append(errs, err)
-	} else {
-		// Until it is gone its Services hold their NodePorts: the next
-		// scenario of the same run, whose application takes the same port,
-		// was refused one ("provided port is already allocated").
-		errs = append(errs, poll.Until(ctx, b.options.ActionLimit, func() (bool, string) {
-			_, err := s.client.CoreV1().Namespaces().Get(ctx, b.namespace(), metav1.GetOptions{})
-			if apierrors.IsNotFound(err) {
-				return true, ""
-			}
-			return false, fmt.Sprintf("%s: the namespace %s is still there (%v)", s.Name, b.namespace(), err)
-		}))
 	}
 	err := s.client.CoreV1().PersistentVolumes().DeleteCollection(ctx, metav1.DeleteOptions{},
 		metav1.ListOptions{LabelSelector: "baton.dev/scenario-run=" + b.run})

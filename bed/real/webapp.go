@@ -74,9 +74,40 @@ func webVolumeBytes(name string) uint64 {
 	return 256 << 20
 }
 
-// webNodePort is the first application's NodePort on the sites; the next
-// take the ports after it.
+// webNodePort is the lowest NodePort the bed gives an application: each
+// takes the lowest port from it that no Service holds on either site
+// (freeNodePort), the same on both, so that a run's applications never wait
+// for the previous run's namespace -- whose Services hold their ports until
+// it is gone -- to go.
 const webNodePort = 30080
+
+// freeNodePort is the lowest port from webNodePort that no Service of any
+// namespace holds on any site, nor any application of the bed.
+func (b *Bed) freeNodePort(ctx context.Context) (int32, error) {
+	held := map[int32]bool{}
+	for _, a := range b.apps {
+		if a.web != nil {
+			held[a.web.nodePort] = true
+		}
+	}
+	for _, s := range b.sites {
+		services, err := s.client.CoreV1().Services(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return 0, fmt.Errorf("%s: list the Services for a free NodePort: %w", s.Name, err)
+		}
+		for _, svc := range services.Items {
+			for _, p := range svc.Spec.Ports {
+				held[p.NodePort] = true
+			}
+		}
+	}
+	for port := int32(webNodePort); port <= 32767; port++ {
+		if !held[port] {
+			return port, nil
+		}
+	}
+	return 0, fmt.Errorf("no NodePort free from %d on the sites", webNodePort)
+}
 
 // webApp is an application the bed runs as itself -- WordPress (MariaDB
 // and apache2) or Gitea, the images ci/realbed/apps builds -- in the site's
@@ -129,13 +160,16 @@ func (w *webApp) changedBetween(volume string, after, until time.Time) uint64 {
 
 // newWebApp builds the application's objects for the run's namespace and
 // its client, pointed at the site it starts on.
-func (b *Bed) newWebApp(spec bed.App, s *site) (*webApp, error) {
+func (b *Bed) newWebApp(ctx context.Context, spec bed.App, s *site) (*webApp, error) {
 	images := b.options.AppImages
 	rng := rand.New(rand.NewPCG(b.options.Seed, 0x7765626170707300|uint64(len(b.appOrder))))
-	w := &webApp{name: spec.Name, nodePort: int32(webNodePort + len(b.appOrder)), loaded: map[string]bool{}}
+	port, err := b.freeNodePort(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w := &webApp{name: spec.Name, nodePort: port, loaded: map[string]bool{}}
 	placement := webapps.Placement{Namespace: b.namespace(), NodePort: w.nodePort, ExistingClaims: true}
 	config := webapps.Config{Name: spec.Name, URL: w.url(s), Seed: b.options.Seed}
-	var err error
 	switch spec.Kind {
 	case bed.WordPress:
 		database, admin, app := webapps.Password(rng), webapps.Password(rng), webapps.Password(rng)
