@@ -22,9 +22,9 @@ type Assembly struct {
 	Controller bool
 	// Node, when set, serves the node side of this node.
 	Node *NodeAssembly
-	// ResyncWait is how ResyncVolume waits for the sync a resync kicked
-	// (resync_wait.go); the zero value answers at once.
-	ResyncWait ResyncWait
+	// SyncWait is how ResyncVolume and PromoteVolume wait for a sync in
+	// flight (sync_wait.go); the zero value answers at once.
+	SyncWait SyncWait
 }
 
 // NodeAssembly is what the node side needs of its node.
@@ -42,7 +42,7 @@ func Assemble(a Assembly) Services {
 	if a.Controller {
 		locks := &Locks{}
 		s.Controller = &Controller{Clusters: a.Clusters, Locks: locks}
-		s.Replication = &Replication{Clusters: a.Clusters, Locks: locks, ResyncWait: a.ResyncWait}
+		s.Replication = &Replication{Clusters: a.Clusters, Locks: locks, SyncWait: a.SyncWait}
 		s.AddonsIdentity = &AddonsIdentity{Name: a.Name, Version: a.Version}
 	}
 	if n := a.Node; n != nil {

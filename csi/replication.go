@@ -27,9 +27,10 @@ type Replication struct {
 	replication.UnimplementedControllerServer
 	Clusters *Clusters
 	Locks    *Locks
-	// ResyncWait is how long a resync that is not ready waits for its sync
-	// (resync_wait.go); the zero value answers at once.
-	ResyncWait ResyncWait
+	// SyncWait is how long a resync that is not ready, or a promotion whose
+	// source's final sync has not arrived, waits for it (sync_wait.go); the
+	// zero value answers at once.
+	SyncWait SyncWait
 }
 
 // call is one replication RPC's resolved chain.
@@ -188,7 +189,20 @@ func (r *Replication) PromoteVolume(ctx context.Context, req *replication.Promot
 		return nil, toStatus(err)
 	}
 	defer c.release()
-	return &replication.PromoteVolumeResponse{}, toStatus(c.promote(ctx, req.GetForce()))
+	err = c.promote(ctx, req.GetForce())
+	// A planned relocation's promotion comes right after the demotion on
+	// the other site, whose final sync is then in flight: looking again is
+	// the same call again, idempotent, as ResyncVolume's.
+	for look := 0; errors.Is(err, core.ErrFinalSyncPending) && look < r.SyncWait.Looks; look++ {
+		if r.SyncWait.Pause(ctx) != nil {
+			break // the call's deadline: answer what the last look saw
+		}
+		err = c.promote(ctx, req.GetForce())
+	}
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &replication.PromoteVolumeResponse{}, nil
 }
 
 // promote makes this site hold the chain's end (rule 3): an Active end here
@@ -230,8 +244,8 @@ func (r *Replication) ResyncVolume(ctx context.Context, req *replication.ResyncV
 	// Looking again is the same call again: idempotent, and each look is a
 	// storage API call of its own, so no lock of a site is held between
 	// looks. A look that fails ends the wait with its error.
-	for look := 0; err == nil && !ready && look < r.ResyncWait.Looks; look++ {
-		if r.ResyncWait.Pause(ctx) != nil {
+	for look := 0; err == nil && !ready && look < r.SyncWait.Looks; look++ {
+		if r.SyncWait.Pause(ctx) != nil {
 			break // the call's deadline: answer what the last look saw
 		}
 		ready, err = c.resync(ctx)

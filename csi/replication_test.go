@@ -230,6 +230,46 @@ func TestResyncAndStatusAddressTheEndWithTheLocalClusterAsSource(t *testing.T) {
 	}
 }
 
+// A planned relocation: Ramen demotes the primary on A and promotes B at
+// once, while A's final sync is in flight. A driver that waits for it (the
+// world passing a second a pause) promotes on the first call; the same first
+// call without the wait answers Unavailable (never FailedPrecondition, which
+// the csi-addons controller would answer with a forced promotion of an
+// older snapshot) -- the wait, not the world, made it succeed.
+func TestAPromotionThatWaitsForTheFinalSyncSucceedsOnTheFirstCall(t *testing.T) {
+	for _, wait := range []bool{false, true} {
+		w := newWorld(t)
+		pauses := 0
+		if wait {
+			w.syncWait = csi.SyncWait{Looks: 30, Pause: func(context.Context) error { pauses++; return w.Run(time.Second) }}
+		}
+		a, b := w.twoDrivers()
+		handle := a.create(t, "pvc-gitea")
+		a.becomePrimary(t, handle, false)
+		w.run(3 * time.Minute)
+		if err := b.enable(handle); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.demote(handle); err != nil {
+			t.Fatal(err)
+		}
+		err := b.promote(handle, false)
+		if !wait {
+			wantCode(t, "the first promotion on B, not waiting", err, codes.Unavailable)
+			continue
+		}
+		if err != nil {
+			t.Fatalf("the first promotion on B, waiting: %v", err)
+		}
+		if pauses == 0 {
+			t.Fatalf("the waiting promotion succeeded at its first look: the test shows nothing")
+		}
+		if end := w.end(handle); end.Ref.Cluster != clusterB || end.State != chain.Active {
+			t.Fatalf("after the promotion the chain ends at %+v, want B's clone, active", end)
+		}
+	}
+}
+
 // The csi-addons controller asks again only 30 s after a resync that is
 // not ready. A driver that waits for the sync its resync kicked (the world
 // passing a second a pause) answers ready on the first call of the
@@ -240,7 +280,7 @@ func TestAResyncThatWaitsForItsSyncIsReadyOnTheFirstCall(t *testing.T) {
 		w, a, _, handle, clone := failedOver(t)
 		pauses := 0
 		if wait {
-			w.resyncWait = csi.ResyncWait{Looks: 30, Pause: func(context.Context) error { pauses++; return w.Run(time.Second) }}
+			w.syncWait = csi.SyncWait{Looks: 30, Pause: func(context.Context) error { pauses++; return w.Run(time.Second) }}
 			a = w.newDriver(clusterA, "a1", w.secret(clusterA))
 		}
 		if err := a.demote(handle); err != nil {

@@ -52,9 +52,10 @@ type world struct {
 	servers     map[chain.ClusterID]*storageapitest.Server
 	addresses   map[string]chain.ClusterID // API address -> cluster
 	partitioned atomic.Bool
-	// resyncWait is what the drivers made from now on wait on a resync
-	// that is not ready (csi.ResyncWait); the zero value answers at once.
-	resyncWait csi.ResyncWait
+	// syncWait is what the drivers made from now on wait on a resync that
+	// is not ready, or a promotion whose source's final sync has not
+	// arrived (csi.SyncWait); the zero value answers at once.
+	syncWait csi.SyncWait
 }
 
 // apiSite is a site as its paper nodes reach it: through its storage API.
@@ -219,7 +220,7 @@ func (w *world) newDriver(id chain.ClusterID, nodeName string, secrets map[strin
 func (w *world) newDriverWith(id chain.ClusterID, nodeName string, secrets map[string]string, devices csi.Devices, mounter csi.Mounter) *driver {
 	w.t.Helper()
 	clusters := &csi.Clusters{Dialer: &csi.HTTPDialer{TLS: w.ca.ClientTLS(), CallTimeout: 5 * time.Second, DialConn: w.dialFrom(id)}}
-	services := csi.Assemble(csi.Assembly{Clusters: clusters, Controller: true, ResyncWait: w.resyncWait,
+	services := csi.Assemble(csi.Assembly{Clusters: clusters, Controller: true, SyncWait: w.syncWait,
 		Node: &csi.NodeAssembly{ID: nodeName, Site: "site-" + string(id[0]), Devices: devices, Mounter: mounter}})
 	csiConn, csiSocket := w.serve(csi.NewCSIServer(services, logr.Discard()))
 	addonsConn, _ := w.serve(csi.NewAddonsServer(services, logr.Discard()))

@@ -44,7 +44,7 @@ Flags:
 type options struct {
 	endpoint, addonsAddress, nodeID, site, clustersFile, mode string
 	caFile, devices, deviceDir, driverName                    string
-	callTimeout, resyncPatience                               time.Duration
+	callTimeout, syncPatience                                 time.Duration
 	verbosity                                                 int
 }
 
@@ -66,8 +66,8 @@ func parse(args []string, output io.Writer) (options, error) {
 	flags.StringVar(&o.deviceDir, "device-dir", "", "directory of device nodes (drbd: /dev) or of the node agent's links")
 	flags.StringVar(&o.driverName, "driver-name", csi.DriverName, "CSI driver name")
 	flags.DurationVar(&o.callTimeout, "call-timeout", storageapi.DefaultCallTimeout, "deadline of each storage API call")
-	flags.DurationVar(&o.resyncPatience, "resync-patience", 20*time.Second,
-		"how long ResyncVolume waits for the sync it kicked before it answers not ready (csi-addons asks again only 30 s later; 0: answer at once)")
+	flags.DurationVar(&o.syncPatience, "sync-patience", 20*time.Second,
+		"how long ResyncVolume waits for the sync it kicked before it answers not ready, and PromoteVolume for the demoted source's final sync before it answers Unavailable (csi-addons asks again only 30 s or its backoff later; 0: answer at once)")
 	flags.IntVar(&o.verbosity, "v", 0, "log verbosity (1: every call)")
 	if err := flags.Parse(args); err != nil {
 		return o, err
@@ -138,7 +138,7 @@ func build(o options) (csi.Services, error) {
 		clusters.Default = &config
 	}
 	assembly := csi.Assembly{Name: o.driverName, Version: version(), Clusters: clusters, Controller: o.mode != "node",
-		ResyncWait: csi.WallResyncWait(o.resyncPatience, 500*time.Millisecond)}
+		SyncWait: csi.WallSyncWait(o.syncPatience, 500*time.Millisecond)}
 	if o.mode != "controller" {
 		var devices csi.Devices = csi.DRBDDevices{Dir: o.deviceDir}
 		if o.devices == "links" {
