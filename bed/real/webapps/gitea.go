@@ -256,60 +256,78 @@ func (g *Gitea) ReadBack(ctx context.Context, recoveryPoint time.Time, limit tim
 }
 
 func (g *Gitea) gatherCommits(ctx context.Context, obs *Observation, current map[string]string) error {
+	commits, err := g.listCommits(ctx)
+	if err != nil {
+		return err
+	}
+	// The run's commits that an operation made: their files are read at
+	// them, all at once (readEach), and judged in the listing's order.
+	var made []giteaCommit
+	var reads []request
+	for _, c := range commits {
+		key := c.subject()
+		if !g.keys.ours(key) {
+			continue
+		}
+		op, known := g.journal.Lookup(key)
+		if !known || op.Path == "" {
+			obs.Add(workload.GiteaRepositories, key, "", c.SHA)
+			continue
+		}
+		made = append(made, c)
+		reads = append(reads, request{method: "GET", path: g.repoPath() + "/raw/" + escapePath(op.Path),
+			query: url.Values{"ref": {c.SHA}}})
+	}
+	files, err := g.api.readEach(ctx, reads, 404)
+	if err != nil {
+		return err
+	}
+	for i, c := range made {
+		g.gatherCommit(obs, c, files[i], current)
+	}
+	return nil
+}
+
+// listCommits lists main's commits, newest first; none when there is no
+// repository or no main (every commit is lost).
+func (g *Gitea) listCommits(ctx context.Context) ([]giteaCommit, error) {
+	var all []giteaCommit
 	for page := 1; page <= maxPages; page++ {
 		q := url.Values{"sha": {"main"}, "limit": {strconv.Itoa(giteaPageItems)}, "page": {strconv.Itoa(page)},
 			"stat": {"false"}, "verification": {"false"}, "files": {"false"}}
 		a, err := g.api.read(ctx, request{method: "GET", path: g.repoPath() + "/commits", query: q}, 404)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if a.status == 404 { // no repository, or no main: every commit is lost
-			return nil
+		if a.status == 404 {
+			return nil, nil
 		}
 		commits, err := decodeGiteaCommits(a.body)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		for _, c := range commits {
-			if err := g.gatherCommit(ctx, obs, c, current); err != nil {
-				return err
-			}
-		}
+		all = append(all, commits...)
 		if len(commits) < giteaPageItems {
-			return nil
+			return all, nil
 		}
 	}
-	return fmt.Errorf("%s: main has more than %d pages of commits", g.name, maxPages)
+	return nil, fmt.Errorf("%s: main has more than %d pages of commits", g.name, maxPages)
 }
 
-// gatherCommit reads the file one of the run's commits wrote, at that
-// commit; a commit of the run that no operation made is recorded without
-// content, to be reported as unexpected. The listing runs newest first, so
-// the first commit seen for a path gives its current blob (into current).
-func (g *Gitea) gatherCommit(ctx context.Context, obs *Observation, c giteaCommit, current map[string]string) error {
-	key := c.subject()
-	if !g.keys.ours(key) {
-		return nil
-	}
-	op, known := g.journal.Lookup(key)
-	if !known || op.Path == "" {
-		obs.Add(workload.GiteaRepositories, key, "", c.SHA)
-		return nil
-	}
-	a, err := g.api.read(ctx, request{method: "GET", path: g.repoPath() + "/raw/" + escapePath(op.Path),
-		query: url.Values{"ref": {c.SHA}}}, 404)
-	if err != nil {
-		return err
-	}
+// gatherCommit records one of the run's commits with the file its
+// operation wrote, as read at that commit (file). The listing runs newest
+// first, so the first commit seen for a path gives its current blob (into
+// current).
+func (g *Gitea) gatherCommit(obs *Observation, c giteaCommit, file answer, current map[string]string) {
+	op, _ := g.journal.Lookup(c.subject())
 	sum := "" // the commit is there, its file is not: a mismatch
-	if a.status != 404 {
-		sum = sha256Hex(a.body)
+	if file.status != 404 {
+		sum = sha256Hex(file.body)
 		if _, seen := current[op.Path]; !seen {
-			current[op.Path] = gitBlobSHA(a.body)
+			current[op.Path] = gitBlobSHA(file.body)
 		}
 	}
-	obs.Add(workload.GiteaRepositories, key, sum, c.SHA)
-	return nil
+	obs.Add(workload.GiteaRepositories, c.subject(), sum, c.SHA)
 }
 
 func (g *Gitea) gatherIssues(ctx context.Context, obs *Observation) error {

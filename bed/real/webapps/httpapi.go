@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/baton-dr/baton/internal/poll"
 )
 
@@ -166,6 +168,32 @@ func (e endpoint) read(ctx context.Context, r request, also ...int) (answer, err
 		return a, a.errorf(r.method + " " + r.path)
 	}
 	return answer{}, fmt.Errorf("%w: %v", ErrUnavailable, last)
+}
+
+// readers is how many read-back calls readEach has in flight at once. The
+// reads of one object each (a file at a commit, a media file) are
+// independent, and one after another they were most of a read-back's time;
+// four keep both of a small host's cores busy without crowding the
+// application out.
+const readers = 4
+
+// readEach performs the reads rs, up to readers at a time, and returns their
+// answers in rs's order; the first that fails ends it, with its error.
+func (e endpoint) readEach(ctx context.Context, rs []request, also ...int) ([]answer, error) {
+	answers := make([]answer, len(rs))
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(readers)
+	for i, r := range rs {
+		g.Go(func() error {
+			a, err := e.read(ctx, r, also...)
+			answers[i] = a
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return answers, nil
 }
 
 func contains(list []int, v int) bool {

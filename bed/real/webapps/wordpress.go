@@ -155,6 +155,8 @@ func (w *WordPress) gather(ctx context.Context, obs *Observation) error {
 // or, when the row is gone, where the acknowledgement said -- so a file whose
 // row the database lost is still found, and one the uploads lost is missed.
 func (w *WordPress) gatherFiles(ctx context.Context, obs *Observation, files map[string]string) error {
+	var keys []string
+	var reads []request
 	for _, op := range w.journal.Writes() {
 		if op.Operation != OpMedia {
 			continue
@@ -166,14 +168,17 @@ func (w *WordPress) gatherFiles(ctx context.Context, obs *Observation, files map
 		if path == "" {
 			continue
 		}
-		a, err := w.api.read(ctx, request{method: "GET", path: path, noAuth: true}, 404)
-		if err != nil {
-			return err
+		keys = append(keys, op.Key)
+		reads = append(reads, request{method: "GET", path: path, noAuth: true})
+	}
+	answers, err := w.api.readEach(ctx, reads, 404)
+	if err != nil {
+		return err
+	}
+	for i, a := range answers {
+		if a.status != 404 {
+			obs.Add(workload.WordPressUploads, keys[i], sha256Hex(a.body), reads[i].path)
 		}
-		if a.status == 404 {
-			continue
-		}
-		obs.Add(workload.WordPressUploads, op.Key, sha256Hex(a.body), path)
 	}
 	return nil
 }
