@@ -106,6 +106,21 @@ func parseConfAddress(words []string) (address, error) {
 	return a, nil
 }
 
+// splitBrainNeverResolved ends a net section with the split-brain policy of
+// both DRBD versions' files: DRBD never resolves a split brain by itself,
+// whatever the roles; the nodes stay disconnected until the core decides.
+const splitBrainNeverResolved = "\t\tafter-sb-0pri disconnect;\n\t\tafter-sb-1pri disconnect;\n\t\tafter-sb-2pri disconnect;\n\t}\n"
+
+// startResourceFile begins a resource file as both DRBD versions' files
+// begin: who wrote it, the global section and the resource's opening line.
+func startResourceFile(name string) *strings.Builder {
+	b := &strings.Builder{}
+	b.WriteString("# Written by baton from the resource's allocation; baton rewrites it.\n")
+	b.WriteString("global {\n\tusage-count no;\n}\n")
+	fmt.Fprintf(b, "resource %s {\n", name)
+	return b
+}
+
 // renderResource84 writes the resource file DRBD 8.4's drbdadm reads. It is
 // the configuration replicatortest assumes: protocol C, one primary, fencing
 // resource-only without a fence-peer handler, split brain never resolved
@@ -114,23 +129,19 @@ func parseConfAddress(words []string) (address, error) {
 // rewritten: a zvol's unchanged blocks then stay out of its next incremental
 // snapshot, which is what the other site receives.
 func renderResource84(config backend.ResourceConfig, backing func(volume string) string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Written by baton from the resource's allocation; baton rewrites it.\n")
-	b.WriteString("global {\n\tusage-count no;\n}\n")
-	fmt.Fprintf(&b, "resource %s {\n", config.Name)
-	b.WriteString("\tnet {\n\t\tprotocol C;\n\t\tcsums-alg sha256;\n")
-	b.WriteString("\t\tafter-sb-0pri disconnect;\n\t\tafter-sb-1pri disconnect;\n\t\tafter-sb-2pri disconnect;\n\t}\n")
+	b := startResourceFile(config.Name)
+	b.WriteString("\tnet {\n\t\tprotocol C;\n\t\tcsums-alg sha256;\n" + splitBrainNeverResolved)
 	b.WriteString("\tdisk {\n\t\tfencing resource-only;\n\t}\n")
 	for _, n := range config.Nodes {
 		a, _ := splitAddress(n.Address) // checkConfig has read it
-		fmt.Fprintf(&b, "\ton %s {\n", n.Node)
-		fmt.Fprintf(&b, "\t\tdevice minor %d;\n", config.Minor)
+		fmt.Fprintf(b, "\ton %s {\n", n.Node)
+		fmt.Fprintf(b, "\t\tdevice minor %d;\n", config.Minor)
 		if n.Volume == "" {
 			b.WriteString("\t\tdisk none;\n")
 		} else {
-			fmt.Fprintf(&b, "\t\tdisk %s;\n\t\tmeta-disk internal;\n", backing(n.Volume))
+			fmt.Fprintf(b, "\t\tdisk %s;\n\t\tmeta-disk internal;\n", backing(n.Volume))
 		}
-		fmt.Fprintf(&b, "\t\taddress %s;\n", a)
+		fmt.Fprintf(b, "\t\taddress %s;\n", a)
 		b.WriteString("\t}\n")
 	}
 	b.WriteString("}\n")

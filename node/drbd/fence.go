@@ -20,11 +20,7 @@ var _ backend.DeviceFencer = (*Replicator)(nil)
 // has anything to do there. The flag the fence set outlives the role: the
 // agent lifts it once the device is Primary again.
 func (r *Replicator) FenceDevice(resource string, fenced bool) error {
-	resource, err := r.kernelName(resource)
-	if err != nil {
-		return err
-	}
-	minor, err := r.upMinor(resource)
+	resource, minor, err := r.upMinor(resource)
 	if err != nil {
 		return err
 	}

@@ -16,11 +16,7 @@ import (
 // (attach). An up that fails halfway is taken down again, so that no
 // half-configured resource passes for a running one.
 func (r *Replicator) Up(config backend.ResourceConfig) error {
-	config, err := r.kernelConfig(config)
-	if err != nil {
-		return err
-	}
-	self, err := checkConfig(config, r.options.Node, r.version)
+	config, self, err := r.ownConfig(config)
 	if err != nil {
 		return err
 	}

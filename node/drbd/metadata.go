@@ -26,11 +26,7 @@ var declineAll = []byte(strings.Repeat("no\n", 8))
 // never an error; metadata a Primary left with an activity log to replay
 // (dump-md refuses it as "unclean") is true.
 func (r *Replicator) HasMetadata(config backend.ResourceConfig) (bool, error) {
-	config, err := r.kernelConfig(config)
-	if err != nil {
-		return false, err
-	}
-	self, err := checkConfig(config, r.options.Node, r.version)
+	config, self, err := r.ownConfig(config)
 	if err != nil || self.Volume == "" {
 		return false, err
 	}
@@ -68,11 +64,7 @@ func (r *Replicator) HasMetadata(config backend.ResourceConfig) (bool, error) {
 // refuse with "Device '<minor>' is configured!"; baton says so without
 // touching the resource file the running resource was brought up with.
 func (r *Replicator) CreateMetadata(config backend.ResourceConfig) error {
-	config, err := r.kernelConfig(config)
-	if err != nil {
-		return err
-	}
-	self, err := checkConfig(config, r.options.Node, r.version)
+	config, self, err := r.ownConfig(config)
 	if err != nil {
 		return err
 	}

@@ -180,16 +180,21 @@ func (r *Replicator) live(resource string) (live liveConfig, up bool, err error)
 	return live, true, nil
 }
 
-// upMinor is the minor of a resource that must be up.
-func (r *Replicator) upMinor(resource string) (string, error) {
-	live, up, err := r.live(resource)
+// upMinor is the kernel's name and the minor of a core resource that must be
+// up.
+func (r *Replicator) upMinor(resource string) (name, minor string, err error) {
+	name, err = r.kernelName(resource)
 	if err != nil {
-		return "", err
+		return "", "", err
+	}
+	live, up, err := r.live(name)
+	if err != nil {
+		return "", "", err
 	}
 	if !up {
-		return "", noSuchResource(resource)
+		return "", "", noSuchResource(name)
 	}
-	return strconv.FormatUint(uint64(live.minor), 10), nil
+	return name, strconv.FormatUint(uint64(live.minor), 10), nil
 }
 
 func noSuchResource(resource string) error {
@@ -218,10 +223,6 @@ func (r *Replicator) Down(resource string) error {
 // DRBD refuses a second primary, and promotion without good data unless
 // forced.
 func (r *Replicator) Primary(resource string, force bool) error {
-	resource, err := r.kernelName(resource)
-	if err != nil {
-		return err
-	}
 	target, err := r.roleTarget(resource)
 	if err != nil {
 		return err
@@ -235,10 +236,6 @@ func (r *Replicator) Primary(resource string, force bool) error {
 
 // Secondary demotes the node; DRBD refuses while the device is open.
 func (r *Replicator) Secondary(resource string) error {
-	resource, err := r.kernelName(resource)
-	if err != nil {
-		return err
-	}
 	target, err := r.roleTarget(resource)
 	if err != nil {
 		return err
@@ -246,27 +243,23 @@ func (r *Replicator) Secondary(resource string) error {
 	return r.run("drbdsetup", "secondary", target)
 }
 
-// roleTarget is what drbdsetup's primary and secondary name, of a resource
+// roleTarget is what drbdsetup's primary and secondary name, of a core resource
 // that must be up: DRBD 8.4's drbdsetup takes the device's minor, DRBD 9's
 // the resource (drbdsetup primary and secondary are CTX_RESOURCE commands in
 // drbd-utils' user/v9/drbdsetup.c; new-current-uuid stays CTX_MINOR).
 func (r *Replicator) roleTarget(resource string) (string, error) {
-	minor, err := r.upMinor(resource)
+	name, minor, err := r.upMinor(resource)
 	if err != nil || r.version != V9 {
 		return minor, err
 	}
-	return resource, nil
+	return name, nil
 }
 
 // NewCurrentUUID starts a new data generation; with clearBitmap on connected,
 // just-created replicas it declares them identical and UpToDate without a
 // sync.
 func (r *Replicator) NewCurrentUUID(resource string, clearBitmap bool) error {
-	resource, err := r.kernelName(resource)
-	if err != nil {
-		return err
-	}
-	minor, err := r.upMinor(resource)
+	_, minor, err := r.upMinor(resource)
 	if err != nil {
 		return err
 	}
@@ -281,11 +274,7 @@ func (r *Replicator) NewCurrentUUID(resource string, clearBitmap bool) error {
 // open a Secondary's device (ErrRefused), and so does DRBD 9 with the
 // auto-promote no that baton's resource file sets.
 func (r *Replicator) Open(resource string) (backend.Device, error) {
-	resource, err := r.kernelName(resource)
-	if err != nil {
-		return nil, err
-	}
-	minor, err := r.upMinor(resource)
+	_, minor, err := r.upMinor(resource)
 	if err != nil {
 		return nil, err
 	}

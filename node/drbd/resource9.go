@@ -59,31 +59,27 @@ func checkNodeIDs(nodes []backend.ResourceNode) error {
 // --fencing=resource-only --protocol=C, peer-device-options --bitmap=no
 // towards a diskless peer).
 func renderResource9(config backend.ResourceConfig, backing func(volume string) string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Written by baton from the resource's allocation; baton rewrites it.\n")
-	b.WriteString("global {\n\tusage-count no;\n}\n")
-	fmt.Fprintf(&b, "resource %s {\n", config.Name)
+	b := startResourceFile(config.Name)
 	b.WriteString("\toptions {\n\t\tauto-promote no;\n\t}\n")
-	b.WriteString("\tnet {\n\t\tprotocol C;\n\t\tfencing resource-only;\n\t\tcsums-alg sha256;\n")
-	b.WriteString("\t\tafter-sb-0pri disconnect;\n\t\tafter-sb-1pri disconnect;\n\t\tafter-sb-2pri disconnect;\n\t}\n")
+	b.WriteString("\tnet {\n\t\tprotocol C;\n\t\tfencing resource-only;\n\t\tcsums-alg sha256;\n" + splitBrainNeverResolved)
 	hosts := make([]string, 0, len(config.Nodes))
 	for _, n := range config.Nodes {
 		a, _ := splitAddress(n.Address) // checkConfig has read it
-		fmt.Fprintf(&b, "\ton %s {\n", n.Node)
-		fmt.Fprintf(&b, "\t\tnode-id %d;\n", n.NodeID)
-		fmt.Fprintf(&b, "\t\taddress %s;\n", a)
+		fmt.Fprintf(b, "\ton %s {\n", n.Node)
+		fmt.Fprintf(b, "\t\tnode-id %d;\n", n.NodeID)
+		fmt.Fprintf(b, "\t\taddress %s;\n", a)
 		b.WriteString("\t\tvolume 0 {\n")
-		fmt.Fprintf(&b, "\t\t\tdevice minor %d;\n", config.Minor)
+		fmt.Fprintf(b, "\t\t\tdevice minor %d;\n", config.Minor)
 		if n.Volume == "" {
 			b.WriteString("\t\t\tdisk none;\n")
 		} else {
-			fmt.Fprintf(&b, "\t\t\tdisk %s;\n\t\t\tmeta-disk internal;\n", backing(n.Volume))
+			fmt.Fprintf(b, "\t\t\tdisk %s;\n\t\t\tmeta-disk internal;\n", backing(n.Volume))
 		}
 		b.WriteString("\t\t}\n\t}\n")
 		hosts = append(hosts, n.Node)
 	}
 	if len(hosts) > 1 {
-		fmt.Fprintf(&b, "\tconnection-mesh {\n\t\thosts %s;\n\t}\n", strings.Join(hosts, " "))
+		fmt.Fprintf(b, "\tconnection-mesh {\n\t\thosts %s;\n\t}\n", strings.Join(hosts, " "))
 	}
 	b.WriteString("}\n")
 	return b.String()

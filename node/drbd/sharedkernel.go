@@ -105,6 +105,17 @@ func (r *Replicator) kernelConfig(config backend.ResourceConfig) (backend.Resour
 	return config, nil
 }
 
+// ownConfig is a core configuration in the kernel's names, checked for this
+// node (checkConfig), and this node's own entry in it.
+func (r *Replicator) ownConfig(config backend.ResourceConfig) (backend.ResourceConfig, backend.ResourceNode, error) {
+	config, err := r.kernelConfig(config)
+	if err != nil {
+		return backend.ResourceConfig{}, backend.ResourceNode{}, err
+	}
+	self, err := checkConfig(config, r.options.Node, r.version)
+	return config, self, err
+}
+
 // coreMinor maps a minor the kernel runs back to the core's.
 func (r *Replicator) coreMinor(resource string, minor uint32) (uint32, error) {
 	offset := r.options.SharedKernel.MinorOffset
