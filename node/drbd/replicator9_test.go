@@ -20,19 +20,7 @@ const procDRBD9 = "version: 9.2.8 (api:2/proto:86-122)\n"
 
 func fakeReplicator9(t *testing.T, replies map[string]exectest.Reply) (*Replicator, *exectest.FakeCmder) {
 	t.Helper()
-	fake := &exectest.FakeCmder{Replies: map[string]exectest.Reply{
-		"cat /proc/drbd": {Stdout: procDRBD9},
-		"mkdir -p ":      {},
-		"tee ":           {},
-		"mv ":            {},
-	}}
-	for line, reply := range replies {
-		fake.Replies[line] = reply
-	}
-	r, err := New(Options{Cmder: fake, Node: "nodea", Backing: zvol})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, fake := fakeReplicatorOn(t, procDRBD9, replies)
 	if r.Version() != V9 {
 		t.Fatalf("version %v, want 9", r.Version())
 	}

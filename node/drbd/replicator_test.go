@@ -34,8 +34,15 @@ const conf = "drbdadm -c /var/lib/baton/drbd/rt-x.conf "
 
 func fakeReplicator(t *testing.T, replies map[string]exectest.Reply) (*Replicator, *exectest.FakeCmder) {
 	t.Helper()
+	return fakeReplicatorOn(t, procDRBD, replies)
+}
+
+// fakeReplicatorOn is a Replicator for nodea whose module's /proc/drbd reads
+// proc, its file commands succeeding and replies answering the rest.
+func fakeReplicatorOn(t *testing.T, proc string, replies map[string]exectest.Reply) (*Replicator, *exectest.FakeCmder) {
+	t.Helper()
 	fake := &exectest.FakeCmder{Replies: map[string]exectest.Reply{
-		"cat /proc/drbd": {Stdout: procDRBD},
+		"cat /proc/drbd": {Stdout: proc},
 		"mkdir -p ":      {},
 		"tee ":           {},
 		"mv ":            {},
@@ -43,7 +50,7 @@ func fakeReplicator(t *testing.T, replies map[string]exectest.Reply) (*Replicato
 	for line, reply := range replies {
 		fake.Replies[line] = reply
 	}
-	r, err := New(Options{Cmder: fake, Node: "nodea", Backing: func(v string) string { return "/dev/zvol/tank/" + v }})
+	r, err := New(Options{Cmder: fake, Node: "nodea", Backing: zvol})
 	if err != nil {
 		t.Fatal(err)
 	}
