@@ -14,7 +14,7 @@ import (
 // reported.
 func renderNode(o *v1.StorageNode, n core.Node) error {
 	if current, err := provisioningOf(o.Spec.Provisioning); err != nil || current != n.Provisioning {
-		name, err := provisioningName(n.Provisioning)
+		name, err := provisionings.name(n.Provisioning)
 		if err != nil {
 			return err
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -167,9 +168,13 @@ func (rig *operatorRig) reconcileAll() {
 		if err := rig.c.List(ctx, k.list, client.InNamespace(rig.ns)); err != nil {
 			rig.t.Fatal(err)
 		}
+		items, err := meta.ExtractList(k.list)
+		if err != nil {
+			rig.t.Fatal(err)
+		}
 		var names []string
-		for _, o := range objectsOf(k.list) {
-			names = append(names, o.GetName())
+		for _, item := range items {
+			names = append(names, item.(client.Object).GetName())
 		}
 		slices.Sort(names)
 		for _, name := range names {
@@ -179,29 +184,6 @@ func (rig *operatorRig) reconcileAll() {
 			}
 		}
 	}
-}
-
-func objectsOf(list client.ObjectList) []client.Object {
-	var out []client.Object
-	switch l := list.(type) {
-	case *v1.VolumeList:
-		for i := range l.Items {
-			out = append(out, &l.Items[i])
-		}
-	case *v1.ReplicationList:
-		for i := range l.Items {
-			out = append(out, &l.Items[i])
-		}
-	case *v1.ReplicaList:
-		for i := range l.Items {
-			out = append(out, &l.Items[i])
-		}
-	case *v1.StorageNodeList:
-		for i := range l.Items {
-			out = append(out, &l.Items[i])
-		}
-	}
-	return out
 }
 
 // snapshotObjects renders every object of the site's kinds as JSON.

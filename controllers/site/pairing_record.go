@@ -45,7 +45,7 @@ func renderPairing(o *v1.Replication, p core.Pairing) error {
 }
 
 func pairingCycle(p core.Pairing) (*v1.ReplicationCycle, error) {
-	phase, err := cyclePhaseName(p.Phase)
+	phase, err := cyclePhases.name(p.Phase)
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +118,7 @@ func readPairing(o *v1.Replication) (core.Pairing, error) {
 	if c == nil {
 		return core.Pairing{}, fmt.Errorf("no cycle recorded")
 	}
-	phase, err := cyclePhaseOf(c.Phase)
+	phase, err := cyclePhases.value(c.Phase)
 	if err != nil {
 		return core.Pairing{}, err
 	}
@@ -173,33 +173,13 @@ func readCycleTimes(p *core.Pairing, c *v1.ReplicationCycle) error {
 	return nil
 }
 
-func cyclePhaseName(p replication.Phase) (v1.CyclePhase, error) {
-	switch p {
-	case replication.Idle:
-		return v1.CycleIdle, nil
-	case replication.Snapshotting:
-		return v1.CycleSnapshotting, nil
-	case replication.Shipping:
-		return v1.CycleShipping, nil
-	case replication.Paused:
-		return v1.CyclePaused, nil
-	}
-	return "", fmt.Errorf("%w: pairing phase %s", ErrUnrepresentable, p)
-}
-
-func cyclePhaseOf(p v1.CyclePhase) (replication.Phase, error) {
-	switch p {
-	case v1.CycleIdle:
-		return replication.Idle, nil
-	case v1.CycleSnapshotting:
-		return replication.Snapshotting, nil
-	case v1.CycleShipping:
-		return replication.Shipping, nil
-	case v1.CyclePaused:
-		return replication.Paused, nil
-	}
-	return 0, fmt.Errorf("cycle phase %q", p)
-}
+// cyclePhases are the names of a pairing's cycle phases.
+var cyclePhases = apiNames[replication.Phase, v1.CyclePhase]{what: "cycle phase", pairs: []apiName[replication.Phase, v1.CyclePhase]{
+	{replication.Idle, v1.CycleIdle},
+	{replication.Snapshotting, v1.CycleSnapshotting},
+	{replication.Shipping, v1.CycleShipping},
+	{replication.Paused, v1.CyclePaused},
+}}
 
 // ReadPairing reads the pairing record a Replication object holds.
 func ReadPairing(o *v1.Replication) (core.Pairing, error) { return pairingRecord(o) }

@@ -24,11 +24,11 @@ func renderReplica(o *v1.Replica, r core.Replica) error {
 	if err != nil {
 		return err
 	}
-	provisioning, err := provisioningName(r.Provisioning)
+	provisioning, err := provisionings.name(r.Provisioning)
 	if err != nil {
 		return err
 	}
-	mode, err := volumeModeName(r.VolumeMode)
+	mode, err := volumeModes.name(r.VolumeMode)
 	if err != nil {
 		return err
 	}

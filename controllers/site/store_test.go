@@ -34,6 +34,17 @@ func jsonOf(t *testing.T, v any) string {
 	return string(data)
 }
 
+// onEachBackend runs test once on each kind of client (backends), as a
+// subtest, with a namespace and a store over it.
+func onEachBackend(t *testing.T, test func(t *testing.T, c client.Client, ns string, s *sitecontroller.Store)) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			c, ns := b.client(t)
+			test(t, c, ns, newStore(t, c, ns))
+		})
+	}
+}
+
 func newStore(t testing.TB, c client.Client, namespace string) *sitecontroller.Store {
 	t.Helper()
 	s, err := sitecontroller.NewStore(sitecontroller.StoreConfig{Client: c, Namespace: namespace, Cluster: clusterA,
@@ -64,75 +75,67 @@ func createNodes(t *testing.T, c client.Client, namespace string, names ...strin
 // random set, and reads each list back: every record unchanged, lists sorted
 // as the Store contract says.
 func TestRecordsReadBackAsPut(t *testing.T) {
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
-			c, ns := b.client(t)
-			s := newStore(t, c, ns)
-			r := rand.New(rand.NewPCG(1, 2))
-			volumes, pairings, replicas, nodes := volumeTable(), pairingTable(), replicaTable(), nodeTable()
-			for i := range 40 {
-				volumes = append(volumes, randomVolume(r, i))
-				pairings = append(pairings, randomPairing(r, i))
-				replicas = append(replicas, randomReplica(r, i))
-			}
-			createNodes(t, c, ns, "a1", "a2", "a3")
-			putAll(t, volumes, s.PutVolume)
-			putAll(t, pairings, s.PutPairing)
-			putAll(t, replicas, s.PutReplica)
-			putAll(t, nodes, s.PutNode)
+	onEachBackend(t, func(t *testing.T, c client.Client, ns string, s *sitecontroller.Store) {
+		r := rand.New(rand.NewPCG(1, 2))
+		volumes, pairings, replicas, nodes := volumeTable(), pairingTable(), replicaTable(), nodeTable()
+		for i := range 40 {
+			volumes = append(volumes, randomVolume(r, i))
+			pairings = append(pairings, randomPairing(r, i))
+			replicas = append(replicas, randomReplica(r, i))
+		}
+		createNodes(t, c, ns, "a1", "a2", "a3")
+		putAll(t, volumes, s.PutVolume)
+		putAll(t, pairings, s.PutPairing)
+		putAll(t, replicas, s.PutReplica)
+		putAll(t, nodes, s.PutNode)
 
-			slices.SortFunc(volumes, func(a, b core.Volume) int { return compare(a.Ref, b.Ref) })
-			slices.SortFunc(pairings, func(a, b core.Pairing) int { return compare(a.Source, b.Source) })
-			slices.SortFunc(replicas, func(a, b core.Replica) int { return compare(a.Source, b.Source) })
-			checkList(t, "volumes", volumes, must(s.Volumes()))
-			checkList(t, "pairings", pairings, must(s.Pairings()))
-			checkList(t, "replicas", replicas, must(s.Replicas()))
-			checkList(t, "nodes", nodes, must(s.Nodes()))
-			for _, got := range must(s.Replicas()) {
-				if got.Received == nil {
-					t.Errorf("replica of %s read back with a nil Received map; the core writes into it", got.Source)
-				}
+		slices.SortFunc(volumes, func(a, b core.Volume) int { return compare(a.Ref, b.Ref) })
+		slices.SortFunc(pairings, func(a, b core.Pairing) int { return compare(a.Source, b.Source) })
+		slices.SortFunc(replicas, func(a, b core.Replica) int { return compare(a.Source, b.Source) })
+		checkList(t, "volumes", volumes, must(s.Volumes()))
+		checkList(t, "pairings", pairings, must(s.Pairings()))
+		checkList(t, "replicas", replicas, must(s.Replicas()))
+		checkList(t, "nodes", nodes, must(s.Nodes()))
+		for _, got := range must(s.Replicas()) {
+			if got.Received == nil {
+				t.Errorf("replica of %s read back with a nil Received map; the core writes into it", got.Source)
 			}
-		})
-	}
+		}
+	})
 }
 
 // TestUpdatesReadBackAsPut evolves each table record the way the core does
 // (snapshots arrive, a member is fenced and reaped, a pairing ships) and puts
 // it again: the update path reads back as exactly as the create path.
 func TestUpdatesReadBackAsPut(t *testing.T) {
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
-			c, ns := b.client(t)
-			s := newStore(t, c, ns)
-			createNodes(t, c, ns, "a1", "a2", "a3")
-			for round := range 3 {
-				volumes, pairings, replicas, nodes := volumeTable(), pairingTable(), replicaTable(), nodeTable()
-				for i := range volumes {
-					evolveVolume(&volumes[i], round)
-				}
-				for i := range pairings {
-					evolvePairing(&pairings[i], round)
-				}
-				for i := range replicas {
-					evolveReplica(&replicas[i], round)
-				}
-				for i := range nodes {
-					nodes[i].Schedulable = round%2 == 0
-					nodes[i].Usage.FreeBytes = uint64(round)
-					nodes[i].ReportedAt = at(round)
-				}
-				putAll(t, volumes, s.PutVolume)
-				putAll(t, pairings, s.PutPairing)
-				putAll(t, replicas, s.PutReplica)
-				putAll(t, nodes, s.PutNode)
-				checkList(t, fmt.Sprintf("round %d volumes", round), volumes, must(s.Volumes()))
-				checkList(t, fmt.Sprintf("round %d pairings", round), pairings, must(s.Pairings()))
-				checkList(t, fmt.Sprintf("round %d replicas", round), replicas, must(s.Replicas()))
-				checkList(t, fmt.Sprintf("round %d nodes", round), nodes, must(s.Nodes()))
+	onEachBackend(t, func(t *testing.T, c client.Client, ns string, s *sitecontroller.Store) {
+		createNodes(t, c, ns, "a1", "a2", "a3")
+		for round := range 3 {
+			volumes, pairings, replicas, nodes := volumeTable(), pairingTable(), replicaTable(), nodeTable()
+			for i := range volumes {
+				evolveVolume(&volumes[i], round)
 			}
-		})
-	}
+			for i := range pairings {
+				evolvePairing(&pairings[i], round)
+			}
+			for i := range replicas {
+				evolveReplica(&replicas[i], round)
+			}
+			for i := range nodes {
+				nodes[i].Schedulable = round%2 == 0
+				nodes[i].Usage.FreeBytes = uint64(round)
+				nodes[i].ReportedAt = at(round)
+			}
+			putAll(t, volumes, s.PutVolume)
+			putAll(t, pairings, s.PutPairing)
+			putAll(t, replicas, s.PutReplica)
+			putAll(t, nodes, s.PutNode)
+			checkList(t, fmt.Sprintf("round %d volumes", round), volumes, must(s.Volumes()))
+			checkList(t, fmt.Sprintf("round %d pairings", round), pairings, must(s.Pairings()))
+			checkList(t, fmt.Sprintf("round %d replicas", round), replicas, must(s.Replicas()))
+			checkList(t, fmt.Sprintf("round %d nodes", round), nodes, must(s.Nodes()))
+		}
+	})
 }
 
 func evolveVolume(v *core.Volume, round int) {
@@ -234,20 +237,16 @@ func TestRecordsTheCRDsCannotHoldAreRefused(t *testing.T) {
 		{"a pairing keeping one snapshot", func(s *sitecontroller.Store) error { return s.PutPairing(lowRetention) }, sitecontroller.ErrUnrepresentable},
 		{"a node the deployment flow never made", func(s *sitecontroller.Store) error { return s.PutNode(core.Node{Name: "stranger"}) }, sitecontroller.ErrUnknownNode},
 	}
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
-			c, ns := b.client(t)
-			s := newStore(t, c, ns)
-			for _, tc := range cases {
-				if err := tc.put(s); !errors.Is(err, tc.want) {
-					t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
-				}
+	onEachBackend(t, func(t *testing.T, c client.Client, ns string, s *sitecontroller.Store) {
+		for _, tc := range cases {
+			if err := tc.put(s); !errors.Is(err, tc.want) {
+				t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
 			}
-			if n := len(must(s.Volumes())) + len(must(s.Pairings())) + len(must(s.Nodes())); n != 0 {
-				t.Errorf("refused records left %d records behind", n)
-			}
-		})
-	}
+		}
+		if n := len(must(s.Volumes())) + len(must(s.Pairings())) + len(must(s.Nodes())); n != 0 {
+			t.Errorf("refused records left %d records behind", n)
+		}
+	})
 }
 
 func TestRemovingAMissingRecordIsStoreNotFound(t *testing.T) {
@@ -384,53 +383,49 @@ func TestRefusedChangesAreNeverHalfApplied(t *testing.T) {
 // it too) holds no record: the lists skip it -- every other record stays
 // readable -- and the next write of the record makes it whole.
 func TestAnUnfinishedCreateReadsAsAbsent(t *testing.T) {
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
-			c, ns := b.client(t)
-			s := newStore(t, c, ns)
-			ctx := testContext(t)
-			volumes, pairings := volumeTable(), pairingTable()
-			putAll(t, volumes[:2], s.PutVolume)
-			putAll(t, pairings[:2], s.PutPairing)
-			unfinish := func(o client.Object) {
-				t.Helper()
-				if err := c.Delete(ctx, o); err != nil {
-					t.Fatal(err)
-				}
-				o.SetResourceVersion("")
-				o.SetUID("")
-				if err := c.Create(ctx, o); err != nil { // the status subresource: created without its status
-					t.Fatal(err)
-				}
-			}
-			var volume v1.Volume
-			if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: string(volumes[1].Ref.Volume)}, &volume); err != nil {
+	onEachBackend(t, func(t *testing.T, c client.Client, ns string, s *sitecontroller.Store) {
+		ctx := testContext(t)
+		volumes, pairings := volumeTable(), pairingTable()
+		putAll(t, volumes[:2], s.PutVolume)
+		putAll(t, pairings[:2], s.PutPairing)
+		unfinish := func(o client.Object) {
+			t.Helper()
+			if err := c.Delete(ctx, o); err != nil {
 				t.Fatal(err)
 			}
-			volume.Status = v1.VolumeStatus{}
-			unfinish(&volume)
-			var replication v1.Replication
-			if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: string(pairings[1].Source.Volume)}, &replication); err != nil {
+			o.SetResourceVersion("")
+			o.SetUID("")
+			if err := c.Create(ctx, o); err != nil { // the status subresource: created without its status
 				t.Fatal(err)
 			}
-			replication.Status = v1.ReplicationStatus{}
-			unfinish(&replication)
-			gotVolumes, err := s.Volumes()
-			if err != nil || len(gotVolumes) != 1 || gotVolumes[0].Ref != volumes[0].Ref {
-				t.Fatalf("Volumes with one unfinished = %d records, %v; want only %s", len(gotVolumes), err, volumes[0].Ref)
-			}
-			gotPairings, err := s.Pairings()
-			if err != nil || len(gotPairings) != 1 || gotPairings[0].Source != pairings[0].Source {
-				t.Fatalf("Pairings with one unfinished = %d records, %v; want only %s's", len(gotPairings), err, pairings[0].Source)
-			}
-			putAll(t, volumes[1:2], s.PutVolume)
-			putAll(t, pairings[1:2], s.PutPairing)
-			if gotVolumes, err = s.Volumes(); err != nil || len(gotVolumes) != 2 || dump(gotVolumes[1]) != dump(volumes[1]) {
-				t.Fatalf("after the record's next write: %v, %v; want it whole", gotVolumes, err)
-			}
-			if gotPairings, err = s.Pairings(); err != nil || len(gotPairings) != 2 || dump(gotPairings[1]) != dump(pairings[1]) {
-				t.Fatalf("after the pairing's next write: %v, %v; want it whole", gotPairings, err)
-			}
-		})
-	}
+		}
+		var volume v1.Volume
+		if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: string(volumes[1].Ref.Volume)}, &volume); err != nil {
+			t.Fatal(err)
+		}
+		volume.Status = v1.VolumeStatus{}
+		unfinish(&volume)
+		var replication v1.Replication
+		if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: string(pairings[1].Source.Volume)}, &replication); err != nil {
+			t.Fatal(err)
+		}
+		replication.Status = v1.ReplicationStatus{}
+		unfinish(&replication)
+		gotVolumes, err := s.Volumes()
+		if err != nil || len(gotVolumes) != 1 || gotVolumes[0].Ref != volumes[0].Ref {
+			t.Fatalf("Volumes with one unfinished = %d records, %v; want only %s", len(gotVolumes), err, volumes[0].Ref)
+		}
+		gotPairings, err := s.Pairings()
+		if err != nil || len(gotPairings) != 1 || gotPairings[0].Source != pairings[0].Source {
+			t.Fatalf("Pairings with one unfinished = %d records, %v; want only %s's", len(gotPairings), err, pairings[0].Source)
+		}
+		putAll(t, volumes[1:2], s.PutVolume)
+		putAll(t, pairings[1:2], s.PutPairing)
+		if gotVolumes, err = s.Volumes(); err != nil || len(gotVolumes) != 2 || dump(gotVolumes[1]) != dump(volumes[1]) {
+			t.Fatalf("after the record's next write: %v, %v; want it whole", gotVolumes, err)
+		}
+		if gotPairings, err = s.Pairings(); err != nil || len(gotPairings) != 2 || dump(gotPairings[1]) != dump(pairings[1]) {
+			t.Fatalf("after the pairing's next write: %v, %v; want it whole", gotPairings, err)
+		}
+	})
 }

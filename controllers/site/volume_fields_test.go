@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	sitecontroller "github.com/baton-dr/baton/controllers/site"
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storage/core"
@@ -18,32 +21,28 @@ import (
 // store forgets (as it once forgot UserSnapshots: CSI snapshots were never
 // kept on a real site) reads back zero and fails here.
 func TestEveryVolumeFieldRoundTrips(t *testing.T) {
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
-			c, ns := b.client(t)
-			s := newStore(t, c, ns)
-			f := &filler{}
-			var v core.Volume
-			f.fill(reflect.ValueOf(&v).Elem(), "Volume")
-			v.Ref = ref(clusterA, 1) // the store keeps this cluster's members only
-			for _, empty := range zeroLeaves(reflect.ValueOf(v), "Volume") {
-				t.Errorf("the filler left %s zero: teach it the field's type", empty)
+	onEachBackend(t, func(t *testing.T, c client.Client, ns string, s *sitecontroller.Store) {
+		f := &filler{}
+		var v core.Volume
+		f.fill(reflect.ValueOf(&v).Elem(), "Volume")
+		v.Ref = ref(clusterA, 1) // the store keeps this cluster's members only
+		for _, empty := range zeroLeaves(reflect.ValueOf(v), "Volume") {
+			t.Errorf("the filler left %s zero: teach it the field's type", empty)
+		}
+		if err := s.PutVolume(v); err != nil {
+			t.Fatalf("put %s: %v", dump(v), err)
+		}
+		got := must(s.Volumes())
+		if len(got) != 1 {
+			t.Fatalf("read %d volumes, put 1", len(got))
+		}
+		if w, g := dump(v), dump(got[0]); w != g {
+			t.Errorf("read back differs:\nput  %s\nread %s", w, g)
+			for _, field := range differingFields(reflect.ValueOf(v), reflect.ValueOf(got[0]), "Volume") {
+				t.Errorf("%s did not survive the store", field)
 			}
-			if err := s.PutVolume(v); err != nil {
-				t.Fatalf("put %s: %v", dump(v), err)
-			}
-			got := must(s.Volumes())
-			if len(got) != 1 {
-				t.Fatalf("read %d volumes, put 1", len(got))
-			}
-			if w, g := dump(v), dump(got[0]); w != g {
-				t.Errorf("read back differs:\nput  %s\nread %s", w, g)
-				for _, field := range differingFields(reflect.ValueOf(v), reflect.ValueOf(got[0]), "Volume") {
-					t.Errorf("%s did not survive the store", field)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // filler gives every field a distinct, non-zero value the CRDs accept: each

@@ -39,11 +39,11 @@ func volumeSpec(v core.Volume) (v1.VolumeSpec, error) {
 	if err != nil {
 		return v1.VolumeSpec{}, err
 	}
-	provisioning, err := provisioningName(v.Provisioning)
+	provisioning, err := provisionings.name(v.Provisioning)
 	if err != nil {
 		return v1.VolumeSpec{}, err
 	}
-	mode, err := volumeModeName(v.VolumeMode)
+	mode, err := volumeModes.name(v.VolumeMode)
 	if err != nil {
 		return v1.VolumeSpec{}, err
 	}
@@ -73,7 +73,7 @@ func originSnapshot(v core.Volume) *v1.OriginSnapshot {
 }
 
 func renderVolumeStatus(s *v1.VolumeStatus, v core.Volume) error {
-	state, err := stateName(v.State)
+	state, err := memberStates.name(v.State)
 	if err != nil {
 		return err
 	}
@@ -160,7 +160,7 @@ func volumeIdentity(cluster chain.ClusterID, o *v1.Volume) (core.Volume, error) 
 
 func readVolumeStatus(v *core.Volume, s *v1.VolumeStatus) error {
 	var err error
-	if v.State, err = stateOf(s.State); err != nil {
+	if v.State, err = memberStates.value(s.State); err != nil {
 		return err
 	}
 	if v.Successor, err = parseOptionalRef(string(s.Successor)); err != nil {
@@ -206,62 +206,34 @@ func snapshotInfos(refs []v1.SnapshotRef) []core.SnapshotInfo {
 	return out
 }
 
-func stateName(s chain.State) (v1.VolumeState, error) {
-	switch s {
-	case chain.Active:
-		return v1.VolumeActive, nil
-	case chain.Demoted:
-		return v1.VolumeDemoted, nil
-	case chain.Tombstone:
-		return v1.VolumeTombstone, nil
-	}
-	return "", fmt.Errorf("%w: member state %s", ErrUnrepresentable, s)
-}
+// memberStates are the names of a member's states.
+var memberStates = apiNames[chain.State, v1.VolumeState]{what: "member state", pairs: []apiName[chain.State, v1.VolumeState]{
+	{chain.Active, v1.VolumeActive},
+	{chain.Demoted, v1.VolumeDemoted},
+	{chain.Tombstone, v1.VolumeTombstone},
+}}
 
-func stateOf(s v1.VolumeState) (chain.State, error) {
-	switch s {
-	case v1.VolumeActive:
-		return chain.Active, nil
-	case v1.VolumeDemoted:
-		return chain.Demoted, nil
-	case v1.VolumeTombstone:
-		return chain.Tombstone, nil
-	}
-	return chain.Unknown, fmt.Errorf("no member state recorded (%q)", s)
-}
-
-func provisioningName(p backend.Provisioning) (v1.Provisioning, error) {
-	switch p {
-	case backend.Thin:
-		return v1.ProvisioningThin, nil
-	case backend.Thick:
-		return v1.ProvisioningThick, nil
-	}
-	return "", fmt.Errorf("%w: provisioning %s", ErrUnrepresentable, p)
-}
+// provisionings are the names of a volume's provisionings.
+var provisionings = apiNames[backend.Provisioning, v1.Provisioning]{what: "provisioning", pairs: []apiName[backend.Provisioning, v1.Provisioning]{
+	{backend.Thin, v1.ProvisioningThin},
+	{backend.Thick, v1.ProvisioningThick},
+}}
 
 // provisioningOf reads a provisioning field; empty is thin, as the schemas say.
 func provisioningOf(p v1.Provisioning) (backend.Provisioning, error) {
-	switch p {
-	case "", v1.ProvisioningThin:
+	if p == "" {
 		return backend.Thin, nil
-	case v1.ProvisioningThick:
-		return backend.Thick, nil
 	}
-	return 0, fmt.Errorf("provisioning %q", p)
+	return provisionings.value(p)
 }
 
-// volumeModeName refuses an empty mode: the Volume CRD defaults it to
-// Filesystem, so it would read back as something it was not.
-func volumeModeName(m core.VolumeMode) (corev1.PersistentVolumeMode, error) {
-	switch m {
-	case core.Filesystem:
-		return corev1.PersistentVolumeFilesystem, nil
-	case core.Block:
-		return corev1.PersistentVolumeBlock, nil
-	}
-	return "", fmt.Errorf("%w: volume mode %q", ErrUnrepresentable, m)
-}
+// volumeModes are the names of a volume's modes. An empty mode has none: the
+// Volume CRD defaults it to Filesystem, so it would read back as something it
+// was not.
+var volumeModes = apiNames[core.VolumeMode, corev1.PersistentVolumeMode]{what: "volume mode", pairs: []apiName[core.VolumeMode, corev1.PersistentVolumeMode]{
+	{core.Filesystem, corev1.PersistentVolumeFilesystem},
+	{core.Block, corev1.PersistentVolumeBlock},
+}}
 
 // ReadVolume reads the member record a Volume object holds, its cluster from
 // the object's ClusterLabel: for tools that read records without a Store
