@@ -11,8 +11,7 @@ import (
 func TestAttachMovesThePrimaryToAReplicaNodeOnly(t *testing.T) {
 	w := newWorld(t)
 	a := w.sites[clusterA]
-	v, err := a.CreateVolume(core.CreateRequest{Name: "db", Shape: core.Shape{SizeBytes: 1 << 30, PlaceCount: 2, VolumeMode: core.Filesystem}})
-	w.must(err)
+	v := w.create(a, "db", core.Shape{SizeBytes: 1 << 30, PlaceCount: 2, VolumeMode: core.Filesystem})
 	other := "a1"
 	if v.Primary == other {
 		other = "a2"
@@ -38,10 +37,8 @@ func TestAttachMovesThePrimaryToAReplicaNodeOnly(t *testing.T) {
 
 func TestAttachRefusesAFencedMember(t *testing.T) {
 	w := newWorld(t)
-	v := createProtected(w)
+	v := createDemoted(w)
 	a := w.sites[clusterA]
-	_, err := a.Demote(v.Ref)
-	w.must(err)
 	if _, err := a.Attach(v.Ref, v.Home); !errors.Is(err, core.ErrNotActive) {
 		t.Fatalf("Attach of a demoted member: %v, want ErrNotActive", err)
 	}
@@ -50,8 +47,7 @@ func TestAttachRefusesAFencedMember(t *testing.T) {
 func TestRecordFilesystemIsRemembered(t *testing.T) {
 	w := newWorld(t)
 	a := w.sites[clusterA]
-	v, err := a.CreateVolume(core.CreateRequest{Name: "db", Shape: core.Shape{SizeBytes: 1 << 30, PlaceCount: 1, VolumeMode: core.Filesystem}})
-	w.must(err)
+	v := w.create(a, "db", core.Shape{SizeBytes: 1 << 30, PlaceCount: 1, VolumeMode: core.Filesystem})
 	w.must(a.RecordFilesystem(v.Ref, "xfs"))
 	got, _ := a.Volume(v.Ref)
 	if got.FsFound != "xfs" {
@@ -70,8 +66,7 @@ func TestCapacityCountsWhatIsPromised(t *testing.T) {
 	if before != 100<<30 {
 		t.Fatalf("capacity of two empty 100 GiB nodes for 2 replicas: %d", before)
 	}
-	_, err = a.CreateVolume(core.CreateRequest{Name: "db", Shape: core.Shape{SizeBytes: 10 << 30, PlaceCount: 1, VolumeMode: core.Block}})
-	w.must(err)
+	w.create(a, "db", core.Shape{SizeBytes: 10 << 30, PlaceCount: 1, VolumeMode: core.Block})
 	w.run(time.Second)
 	one, _ := a.Capacity(1)
 	two, _ := a.Capacity(2)

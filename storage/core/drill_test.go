@@ -15,12 +15,7 @@ import (
 func TestADrillLeavesReplicationAlone(t *testing.T) {
 	w := newWorld(t)
 	a, b := w.sites[clusterA], w.sites[clusterB]
-	v, err := a.CreateVolume(core.CreateRequest{Name: "vm-disk", Shape: core.Shape{SizeBytes: 1 << 30,
-		PlaceCount: 2, VolumeMode: core.Block}})
-	w.must(err)
-	_, err = a.Enable(v.Ref, clusterB)
-	w.must(err)
-	w.run(3 * time.Minute)
+	v := w.protect(w.create(a, "vm-disk", core.Shape{SizeBytes: 1 << 30, PlaceCount: 2, VolumeMode: core.Block}))
 	before := pairingOf(t, a, v.Ref).Last
 
 	bubble, err := b.Drill(core.DrillRequest{Name: "drill-1", Root: v.Ref})
@@ -63,8 +58,7 @@ func TestADrillNeedsAnOpenReplicaAndItsSnapshot(t *testing.T) {
 	w := newWorld(t)
 	a, b := w.sites[clusterA], w.sites[clusterB]
 	v := createProtected(w)
-	lonely, err := a.CreateVolume(core.CreateRequest{Name: "lonely", Shape: core.Shape{SizeBytes: 1 << 20, PlaceCount: 1, VolumeMode: core.Filesystem}})
-	w.must(err)
+	lonely := w.create(a, "lonely", core.Shape{SizeBytes: 1 << 20, PlaceCount: 1, VolumeMode: core.Filesystem})
 	cases := []struct {
 		name    string
 		request core.DrillRequest

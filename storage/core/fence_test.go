@@ -14,10 +14,9 @@ import (
 func TestAFencedNodeIsNamedToThePrimaryOnly(t *testing.T) {
 	w := newWorld(t)
 	a := w.sites[clusterA]
-	v, err := a.CreateVolume(core.CreateRequest{Name: "db", Shape: core.Shape{SizeBytes: 1 << 30, PlaceCount: 2, VolumeMode: core.Block}})
-	w.must(err)
+	v := w.create(a, "db", core.Shape{SizeBytes: 1 << 30, PlaceCount: 2, VolumeMode: core.Block})
 	down, up := "a1", "a2"
-	_, err = a.Attach(v.Ref, up)
+	_, err := a.Attach(v.Ref, up)
 	w.must(err)
 	fenced := func(node string) []string {
 		t.Helper()
@@ -54,8 +53,7 @@ func TestAFencedNodeIsNamedToThePrimaryOnly(t *testing.T) {
 func TestAStandAloneReplicaIsRecorded(t *testing.T) {
 	w := newWorld(t)
 	a := w.sites[clusterA]
-	v, err := a.CreateVolume(core.CreateRequest{Name: "db", Shape: core.Shape{SizeBytes: 1 << 30, PlaceCount: 2, VolumeMode: core.Block}})
-	w.must(err)
+	v := w.create(a, "db", core.Shape{SizeBytes: 1 << 30, PlaceCount: 2, VolumeMode: core.Block})
 	report := func(node string, connection backend.ConnectionState, withDRBD bool) []string {
 		t.Helper()
 		status := core.NodeStatus{Node: node, Address: node}

@@ -51,6 +51,24 @@ func (w *world) must(err error) {
 	}
 }
 
+// create makes a volume on site s, where it must succeed.
+func (w *world) create(s *core.Site, name string, shape core.Shape) core.Volume {
+	w.t.Helper()
+	v, err := s.CreateVolume(core.CreateRequest{Name: name, Shape: shape})
+	w.must(err)
+	return v
+}
+
+// protect pairs A's volume v with B and runs until its first snapshots
+// have shipped.
+func (w *world) protect(v core.Volume) core.Volume {
+	w.t.Helper()
+	_, err := w.sites[clusterA].Enable(v.Ref, clusterB)
+	w.must(err)
+	w.run(3 * time.Minute)
+	return v
+}
+
 func (w *world) reachable(from, to chain.ClusterID) bool { return !w.cut[from] && !w.cut[to] }
 
 // Members makes the world a chain.Directory seen from nowhere in particular.

@@ -11,15 +11,19 @@ import (
 	"github.com/baton-dr/baton/storage/replication"
 )
 
+// createProtected makes a two-replica filesystem volume on A and protects it.
 func createProtected(w *world) core.Volume {
 	w.t.Helper()
-	a := w.sites[clusterA]
-	v, err := a.CreateVolume(core.CreateRequest{Name: "pvc-db", Shape: core.Shape{SizeBytes: 1 << 30,
-		PlaceCount: 2, VolumeMode: core.Filesystem}})
+	return w.protect(w.create(w.sites[clusterA], "pvc-db", core.Shape{SizeBytes: 1 << 30, PlaceCount: 2, VolumeMode: core.Filesystem}))
+}
+
+// createDemoted is createProtected's volume with A's member demoted, as a
+// planned fail-over starts.
+func createDemoted(w *world) core.Volume {
+	w.t.Helper()
+	v := createProtected(w)
+	_, err := w.sites[clusterA].Demote(v.Ref)
 	w.must(err)
-	_, err = a.Enable(v.Ref, clusterB)
-	w.must(err)
-	w.run(3 * time.Minute)
 	return v
 }
 

@@ -25,10 +25,8 @@ func TestFailoverWithoutForceRefusesWhileTheSourceIsALivePrimary(t *testing.T) {
 
 func TestFailoverWithoutForceWaitsForTheFinalSync(t *testing.T) {
 	w := newWorld(t)
-	v := createProtected(w)
+	v := createDemoted(w)
 	a, b := w.sites[clusterA], w.sites[clusterB]
-	_, err := a.Demote(v.Ref)
-	w.must(err)
 	if _, err := b.Failover(v.Ref, false); !errors.Is(err, core.ErrFinalSyncPending) {
 		t.Fatalf("fail-over before the final sync arrived: %v, want ErrFinalSyncPending", err)
 	}
@@ -45,13 +43,12 @@ func TestFailoverWithoutForceWaitsForTheFinalSync(t *testing.T) {
 func TestFailoverNeedsAReplicaWithASnapshot(t *testing.T) {
 	w := newWorld(t)
 	a, b := w.sites[clusterA], w.sites[clusterB]
-	v, err := a.CreateVolume(core.CreateRequest{Name: "lonely", Shape: core.Shape{SizeBytes: 1 << 20, PlaceCount: 1, VolumeMode: core.Block}})
-	w.must(err)
+	v := w.create(a, "lonely", core.Shape{SizeBytes: 1 << 20, PlaceCount: 1, VolumeMode: core.Block})
 	if _, err := b.Failover(v.Ref, true); !errors.Is(err, core.ErrNoReplica) {
 		t.Fatalf("fail-over without a replica: %v, want ErrNoReplica", err)
 	}
 	w.cut[clusterB] = true // nothing arrives
-	_, err = a.Enable(v.Ref, clusterB)
+	_, err := a.Enable(v.Ref, clusterB)
 	w.must(err)
 	w.cut[clusterB] = false
 	w.must(a.Tick()) // receivers prepared, but nothing shipped yet
@@ -60,15 +57,23 @@ func TestFailoverNeedsAReplicaWithASnapshot(t *testing.T) {
 	}
 }
 
+// failoverCutOff is an unplanned fail-over: B clones A's protected volume
+// while A is cut off, and A stays cut off.
+func failoverCutOff(w *world) (v, clone core.Volume) {
+	w.t.Helper()
+	v = createProtected(w)
+	w.cut[clusterA] = true
+	clone, err := w.sites[clusterB].Failover(v.Ref, true)
+	w.must(err)
+	return v, clone
+}
+
 // The diverged tail: writes the cut-off site took after the last shipped
 // snapshot stay there as a named snapshot and never enter the other site.
 func TestTheDivergedTailNeverShips(t *testing.T) {
 	w := newWorld(t)
-	v := createProtected(w)
+	v, clone := failoverCutOff(w)
 	a, b := w.sites[clusterA], w.sites[clusterB]
-	w.cut[clusterA] = true
-	clone, err := b.Failover(v.Ref, true)
-	w.must(err)
 	w.cut[clusterA] = false
 	w.cut[clusterB] = true
 	w.run(3 * time.Minute) // A keeps writing and snapshotting, cut off from B
@@ -97,16 +102,13 @@ func TestTheDivergedTailNeverShips(t *testing.T) {
 // snapshot it was cloned from, which A holds under the same GUID.
 func TestFailbackShipsACloneStreamFromTheCommonSnapshot(t *testing.T) {
 	w := newWorld(t)
-	v := createProtected(w)
+	v, clone := failoverCutOff(w)
 	a, b := w.sites[clusterA], w.sites[clusterB]
-	w.cut[clusterA] = true
-	clone, err := b.Failover(v.Ref, true)
-	w.must(err)
 	if ready, err := b.Resync(clone.Ref, clusterA); ready || err != nil {
 		t.Fatalf("resync toward a cut-off site: ready=%v %v, want not ready", ready, err)
 	}
 	w.cut[clusterA] = false
-	_, err = a.Demote(v.Ref)
+	_, err := a.Demote(v.Ref)
 	w.must(err)
 	mark := len(w.Sends)
 	if !resyncUntilReady(w, b, clone.Ref, clusterA) {
@@ -135,8 +137,7 @@ func TestCreateVolumeIsIdempotentByName(t *testing.T) {
 	w := newWorld(t)
 	a := w.sites[clusterA]
 	shape := core.Shape{SizeBytes: 1 << 30, PlaceCount: 2, VolumeMode: core.Filesystem}
-	first, err := a.CreateVolume(core.CreateRequest{Name: "pvc-1", Shape: shape})
-	w.must(err)
+	first := w.create(a, "pvc-1", shape)
 	second, err := a.CreateVolume(core.CreateRequest{Name: "pvc-1", Shape: shape})
 	if err != nil || second.Ref != first.Ref {
 		t.Fatalf("repeat: %s, %v; want %s", second.Ref, err, first.Ref)
@@ -149,8 +150,7 @@ func TestCreateVolumeIsIdempotentByName(t *testing.T) {
 	if first.Allocation.Port < 7000 || len(first.Allocation.Replicas) != 2 || first.Primary == "" {
 		t.Fatalf("allocation %+v primary %q", first.Allocation, first.Primary)
 	}
-	other, err := a.CreateVolume(core.CreateRequest{Name: "pvc-2", Shape: shape})
-	w.must(err)
+	other := w.create(a, "pvc-2", shape)
 	if other.Allocation.Port == first.Allocation.Port || other.Allocation.Minor == first.Allocation.Minor {
 		t.Fatalf("two volumes share port or minor: %+v %+v", first.Allocation, other.Allocation)
 	}
@@ -182,8 +182,7 @@ func TestCreateVolumeRefusesBadRequests(t *testing.T) {
 func TestDeleteVolumeDestroysOnlyUnreplicatedVolumes(t *testing.T) {
 	w := newWorld(t)
 	a := w.sites[clusterA]
-	plain, err := a.CreateVolume(core.CreateRequest{Name: "scratch", Shape: core.Shape{SizeBytes: 1 << 20, PlaceCount: 2, VolumeMode: core.Block}})
-	w.must(err)
+	plain := w.create(a, "scratch", core.Shape{SizeBytes: 1 << 20, PlaceCount: 2, VolumeMode: core.Block})
 	w.run(2 * time.Second)
 	w.must(a.DeleteVolume(plain.Ref))
 	w.run(2 * time.Second)
@@ -221,8 +220,7 @@ func TestLearnSuccessorRefusesASecondSuccessor(t *testing.T) {
 func TestStatusOfAnUnreplicatedVolume(t *testing.T) {
 	w := newWorld(t)
 	a := w.sites[clusterA]
-	v, err := a.CreateVolume(core.CreateRequest{Name: "plain", Shape: core.Shape{SizeBytes: 1 << 20, PlaceCount: 1, VolumeMode: core.Block}})
-	w.must(err)
+	v := w.create(a, "plain", core.Shape{SizeBytes: 1 << 20, PlaceCount: 1, VolumeMode: core.Block})
 	st, err := a.Status(v.Ref)
 	if err != nil || st.Health != core.HealthUnknown || !strings.Contains(st.Message, "not replicated") {
 		t.Fatalf("status %+v %v", st, err)

@@ -46,8 +46,7 @@ func FuzzParseSnapshotRef(f *testing.F) {
 func TestASnapshotIsTakenOnTheHomeNodeAndIsIdempotentByName(t *testing.T) {
 	w := newWorld(t)
 	a := w.sites[clusterA]
-	v, err := a.CreateVolume(core.CreateRequest{Name: "db", Shape: core.Shape{SizeBytes: 1 << 30, PlaceCount: 2, VolumeMode: core.Filesystem}})
-	w.must(err)
+	v := w.create(a, "db", core.Shape{SizeBytes: 1 << 30, PlaceCount: 2, VolumeMode: core.Filesystem})
 	snap, err := a.CreateSnapshot(v.Ref, "snap-1")
 	w.must(err)
 	if snap.Ready || snap.Ref.Member != v.Ref || snap.Root != v.Ref {
@@ -62,8 +61,7 @@ func TestASnapshotIsTakenOnTheHomeNodeAndIsIdempotentByName(t *testing.T) {
 	if len(home) != 1 || home[0].Name != snap.Ref.Name() {
 		t.Fatalf("home node holds %v, want only %s", home, snap.Ref.Name())
 	}
-	other, err := a.CreateVolume(core.CreateRequest{Name: "other", Shape: core.Shape{SizeBytes: 1 << 20, PlaceCount: 1, VolumeMode: core.Block}})
-	w.must(err)
+	other := w.create(a, "other", core.Shape{SizeBytes: 1 << 20, PlaceCount: 1, VolumeMode: core.Block})
 	if _, err := a.CreateSnapshot(other.Ref, "snap-1"); !errors.Is(err, core.ErrExists) {
 		t.Fatalf("the same name of another volume: %v, want ErrExists", err)
 	}
@@ -77,8 +75,7 @@ func TestADeletedSnapshotIsDestroyedOnceNoCloneDependsOnIt(t *testing.T) {
 	w := newWorld(t)
 	a := w.sites[clusterA]
 	shape := core.Shape{SizeBytes: 1 << 30, PlaceCount: 1, VolumeMode: core.Filesystem}
-	v, err := a.CreateVolume(core.CreateRequest{Name: "db", Shape: shape})
-	w.must(err)
+	v := w.create(a, "db", shape)
 	snap, err := a.CreateSnapshot(v.Ref, "snap-1")
 	w.must(err)
 	w.run(2 * time.Second)
@@ -116,8 +113,7 @@ func TestAVolumeCloneSnapshotsItsSourceAndRefusesToShrink(t *testing.T) {
 	w := newWorld(t)
 	a := w.sites[clusterA]
 	shape := core.Shape{SizeBytes: 1 << 30, PlaceCount: 1, VolumeMode: core.Block}
-	v, err := a.CreateVolume(core.CreateRequest{Name: "src", Shape: shape})
-	w.must(err)
+	v := w.create(a, "src", shape)
 	small := shape
 	small.SizeBytes = 1 << 20
 	if _, err := a.CreateVolumeFrom(core.CreateRequest{Name: "small", Shape: small}, core.CloneSource{Volume: v.Ref}); !errors.Is(err, core.ErrInvalid) {
@@ -140,10 +136,8 @@ func TestAVolumeCloneSnapshotsItsSourceAndRefusesToShrink(t *testing.T) {
 
 func TestOnlyTheActiveEndIsSnapshotted(t *testing.T) {
 	w := newWorld(t)
-	v := createProtected(w)
+	v := createDemoted(w)
 	a := w.sites[clusterA]
-	_, err := a.Demote(v.Ref)
-	w.must(err)
 	if _, err := a.CreateSnapshot(v.Ref, "late"); !errors.Is(err, core.ErrNotActive) {
 		t.Fatalf("a snapshot of a demoted member: %v, want ErrNotActive", err)
 	}
