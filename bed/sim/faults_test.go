@@ -78,6 +78,20 @@ func TestAFullPoolUnderThePodDetachesItsDiskAndLosesNothing(t *testing.T) {
 	relocatesLosingNothing(t, w, "after a full pool")
 }
 
+// fillSitePools fills the pool of every node of site.
+func fillSitePools(w *bedsim.World, site string) {
+	for _, node := range w.Nodes(site) {
+		w.FillPool(site, node)
+	}
+}
+
+// freeSitePools frees the pool of every node of site.
+func freeSitePools(w *bedsim.World, site string) {
+	for _, node := range w.Nodes(site) {
+		w.FreePool(site, node)
+	}
+}
+
 // TestFullPoolsStopTheApplicationAndLoseNothingAcknowledged fills the pools
 // of every node of the application's site: no disk takes its writes, it
 // stops and restarts over what its volumes hold, and once the pools are
@@ -85,9 +99,7 @@ func TestAFullPoolUnderThePodDetachesItsDiskAndLosesNothing(t *testing.T) {
 // write.
 func TestFullPoolsStopTheApplicationAndLoseNothingAcknowledged(t *testing.T) {
 	w := protectedApp(t, bedsim.Options{Seed: 7, Scenario: "test/disk-full-site"})
-	for _, node := range w.Nodes("site-a") {
-		w.FillPool("site-a", node)
-	}
+	fillSitePools(w, "site-a")
 	w.Run(2 * time.Minute)
 	if !timelineHas(w, reports.EventDiskFull, "a write failed on the full pool") {
 		t.Fatal("the application wrote through two minutes of full pools")
@@ -95,9 +107,7 @@ func TestFullPoolsStopTheApplicationAndLoseNothingAcknowledged(t *testing.T) {
 	if !timelineHas(w, reports.EventAction, "wp restarts") {
 		t.Fatal("the application never restarted after its write failed")
 	}
-	for _, node := range w.Nodes("site-a") {
-		w.FreePool("site-a", node)
-	}
+	freeSitePools(w, "site-a")
 	w.Run(2 * time.Minute)
 	relocatesLosingNothing(t, w, "after full pools")
 }
@@ -107,13 +117,9 @@ func TestFullPoolsStopTheApplicationAndLoseNothingAcknowledged(t *testing.T) {
 // the space is back.
 func TestAFullReplicaPoolHoldsReplicationBackUntilFreed(t *testing.T) {
 	w := protectedApp(t, bedsim.Options{Seed: 8, Scenario: "test/disk-full-replica"})
-	for _, node := range w.Nodes("site-b") {
-		w.FillPool("site-b", node)
-	}
+	fillSitePools(w, "site-b")
 	w.Run(3 * time.Minute)
-	for _, node := range w.Nodes("site-b") {
-		w.FreePool("site-b", node)
-	}
+	freeSitePools(w, "site-b")
 	w.Run(3 * time.Minute)
 	relocatesLosingNothing(t, w, "after a full replica pool")
 }

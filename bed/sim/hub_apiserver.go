@@ -164,11 +164,7 @@ func (a *apiServer) create(ctx context.Context, c client.WithWatch, manager stri
 	if err := c.Create(ctx, obj, opts...); err != nil {
 		return err
 	}
-	if options.FieldManager != "" {
-		manager = options.FieldManager
-	}
-	a.own(nil, obj, manager)
-	a.notify(obj, false)
+	a.wrote(nil, obj, manager, options.FieldManager)
 	return nil
 }
 
@@ -196,12 +192,19 @@ func (a *apiServer) update(ctx context.Context, c client.WithWatch, manager stri
 	if err := c.Update(ctx, obj, opts...); err != nil {
 		return err
 	}
-	if options.FieldManager != "" {
-		manager = options.FieldManager
+	a.wrote(old, obj, manager, options.FieldManager)
+	return nil
+}
+
+// wrote records a create (old nil) or update that went through: who owns
+// the fields it set, the request's field manager before the client's, and the
+// watchers' event.
+func (a *apiServer) wrote(old, obj client.Object, manager, fieldManager string) {
+	if fieldManager != "" {
+		manager = fieldManager
 	}
 	a.own(old, obj, manager)
 	a.notify(obj, false)
-	return nil
 }
 
 func (a *apiServer) notify(obj client.Object, deleted bool) {

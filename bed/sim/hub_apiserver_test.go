@@ -38,6 +38,18 @@ func draftPatch(clusterName string, approve bool) map[string]any {
 		"metadata": map[string]any{"name": draftKey.Name, "namespace": draftKey.Namespace}, "spec": spec}
 }
 
+// createOperatorDraft is the draft of one node set the operator creates after
+// its discovery run.
+func createOperatorDraft(t *testing.T, a *apiServer) *v1.ClusterDeploymentConfig {
+	t.Helper()
+	draft := &v1.ClusterDeploymentConfig{ObjectMeta: metav1.ObjectMeta{Namespace: draftKey.Namespace, Name: draftKey.Name},
+		Spec: v1.ClusterDeploymentConfigSpec{NodeSets: []v1.NodeSet{{Name: "set-1", Nodes: []string{"node-1"}}}}}
+	if err := a.client(operatorManager).Create(context.Background(), draft); err != nil {
+		t.Fatal(err)
+	}
+	return draft
+}
+
 // TestApplyDraftOwnsFieldsAsTheHubsE2ETestShowed walks the hub's server-side
 // apply through the ownership the real API server gave it with OCM's agent:
 // the operator owns nodeSets and approved (written false) from its create;
@@ -47,11 +59,7 @@ func draftPatch(clusterName string, approve bool) map[string]any {
 func TestApplyDraftOwnsFieldsAsTheHubsE2ETestShowed(t *testing.T) {
 	a := newSiteAPI(t)
 	ctx := context.Background()
-	draft := &v1.ClusterDeploymentConfig{ObjectMeta: metav1.ObjectMeta{Namespace: draftKey.Namespace, Name: draftKey.Name},
-		Spec: v1.ClusterDeploymentConfigSpec{NodeSets: []v1.NodeSet{{Name: "set-1", Nodes: []string{"node-1"}}}}}
-	if err := a.client(operatorManager).Create(ctx, draft); err != nil {
-		t.Fatal(err)
-	}
+	createOperatorDraft(t, a)
 	owned := func(field string, want ...string) {
 		t.Helper()
 		if got := a.managers(draftKey, field); !slices.Equal(got, want) {
@@ -106,11 +114,7 @@ func TestApplyDraftOwnsFieldsAsTheHubsE2ETestShowed(t *testing.T) {
 func TestApplyDraftConflictsWithAReviewerAndReleases(t *testing.T) {
 	a := newSiteAPI(t)
 	ctx := context.Background()
-	draft := &v1.ClusterDeploymentConfig{ObjectMeta: metav1.ObjectMeta{Namespace: draftKey.Namespace, Name: draftKey.Name},
-		Spec: v1.ClusterDeploymentConfigSpec{NodeSets: []v1.NodeSet{{Name: "set-1", Nodes: []string{"node-1"}}}}}
-	if err := a.client(operatorManager).Create(ctx, draft); err != nil {
-		t.Fatal(err)
-	}
+	draft := createOperatorDraft(t, a)
 	draft.Spec.Sizing = &v1.Sizing{ClusterName: "reviewed", StorageLayout: v1.StorageLayout{Pool: v1.PoolLayout{Name: "tank"}}}
 	if err := a.client(bedManager).Update(ctx, draft); err != nil {
 		t.Fatal(err)

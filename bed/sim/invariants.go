@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/baton-dr/baton/storage/chain"
 )
@@ -28,18 +27,8 @@ func (w *World) records() map[chain.Ref][]chain.Member {
 // violations, sorted.
 func (w *World) CheckChains() []error {
 	chains := w.records()
-	roots := make([]chain.Ref, 0, len(chains))
-	for root := range chains {
-		roots = append(roots, root)
-	}
-	slices.SortFunc(roots, func(a, b chain.Ref) int {
-		if a.String() < b.String() {
-			return -1
-		}
-		return 1
-	})
 	var problems []error
-	for _, root := range roots {
+	for _, root := range sortedRefs(chains) {
 		problems = append(problems, w.checker.Check(root, chains[root])...)
 	}
 	return problems
