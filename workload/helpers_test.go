@@ -39,6 +39,14 @@ var models = []model{
 	}},
 }
 
+// onEachModel runs test as a subtest on each model's workload, made from
+// seed with small layouts.
+func onEachModel(t *testing.T, seed uint64, test func(t *testing.T, w Workload)) {
+	for _, m := range models {
+		t.Run(m.name, func(t *testing.T) { test(t, m.make(seed, smallLayouts()...)) })
+	}
+}
+
 func pcg(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0)) }
 
 // site is one site's set of devices for a workload.

@@ -14,65 +14,62 @@ import (
 // B fails over, verifies, resumes and writes on; A's tail is not B's history;
 // B fails back to A with a full copy and the history keeps verifying.
 func TestFailoverResumeAndFailback(t *testing.T) {
-	for _, m := range models {
-		t.Run(m.name, func(t *testing.T) {
-			w := m.make(20, smallLayouts()...)
-			a := newSite(w)
-			now := run(t, w, a, epoch, 40)
-			b := a.snapshot() // the last replicated snapshot, Sk
-			tailStart := now
-			now = run(t, w, a, now, 10) // A cut off, still writing: the diverged tail
+	onEachModel(t, 20, func(t *testing.T, w Workload) {
+		a := newSite(w)
+		now := run(t, w, a, epoch, 40)
+		b := a.snapshot() // the last replicated snapshot, Sk
+		tailStart := now
+		now = run(t, w, a, now, 10) // A cut off, still writing: the diverged tail
 
-			failover := w.Verify(b.devices(), now)
-			requireConsistent(t, failover)
-			if failover.LostAcknowledged() == 0 {
-				t.Fatal("the tail's acknowledged writes are not counted as lost")
+		failover := w.Verify(b.devices(), now)
+		requireConsistent(t, failover)
+		if failover.LostAcknowledged() == 0 {
+			t.Fatal("the tail's acknowledged writes are not counted as lost")
+		}
+		for _, vv := range failover.Volumes {
+			if vv.Lost.Acknowledged > 0 && vv.Lost.Oldest.Before(tailStart) {
+				t.Errorf("%s: oldest lost write at %s, before the tail began at %s", vv.Volume, vv.Lost.Oldest, tailStart)
 			}
-			for _, vv := range failover.Volumes {
-				if vv.Lost.Acknowledged > 0 && vv.Lost.Oldest.Before(tailStart) {
-					t.Errorf("%s: oldest lost write at %s, before the tail began at %s", vv.Volume, vv.Lost.Oldest, tailStart)
-				}
-			}
-			if err := w.Resume(failover); err != nil {
+		}
+		if err := w.Resume(failover); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Resume(failover); !errors.Is(err, ErrStaleVerdict) {
+			t.Fatalf("a verdict resumed twice: %v", err)
+		}
+		now = run(t, w, b, now, 30) // B is the active end
+
+		onB := w.Verify(b.devices(), now)
+		requireConsistent(t, onB)
+		if onB.LostAcknowledged() != 0 {
+			t.Fatalf("B lost %d acknowledged writes of its own history", onB.LostAcknowledged())
+		}
+		for _, vv := range onB.Volumes {
+			prefix := volumeVerdict(t, failover, vv.Volume).Prefix
+			changes, err := w.Changes(vv.Volume, prefix.Seq)
+			if err != nil {
 				t.Fatal(err)
 			}
-			if err := w.Resume(failover); !errors.Is(err, ErrStaleVerdict) {
-				t.Fatalf("a verdict resumed twice: %v", err)
+			if vv.Prefix.Writes != prefix.Writes+changes.Writes || changes.Blocks > changes.Writes {
+				t.Errorf("%s: %d writes in the prefix; %d at the fail-over plus %+v since", vv.Volume, vv.Prefix.Writes, prefix.Writes, changes)
 			}
-			now = run(t, w, b, now, 30) // B is the active end
+		}
 
-			onB := w.Verify(b.devices(), now)
-			requireConsistent(t, onB)
-			if onB.LostAcknowledged() != 0 {
-				t.Fatalf("B lost %d acknowledged writes of its own history", onB.LostAcknowledged())
-			}
-			for _, vv := range onB.Volumes {
-				prefix := volumeVerdict(t, failover, vv.Volume).Prefix
-				changes, err := w.Changes(vv.Volume, prefix.Seq)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if vv.Prefix.Writes != prefix.Writes+changes.Writes || changes.Blocks > changes.Writes {
-					t.Errorf("%s: %d writes in the prefix; %d at the fail-over plus %+v since", vv.Volume, vv.Prefix.Writes, prefix.Writes, changes)
-				}
-			}
+		requireDivergedTail(t, w, a, now)
 
-			requireDivergedTail(t, w, a, now)
-
-			// Fail back: A receives B's content and becomes the active end.
-			a = b.snapshot()
-			relocate := w.Verify(a.devices(), now)
-			requireConsistent(t, relocate)
-			if relocate.LostAcknowledged() != 0 {
-				t.Fatalf("a planned relocate lost %d acknowledged writes", relocate.LostAcknowledged())
-			}
-			if err := w.Resume(relocate); err != nil {
-				t.Fatal(err)
-			}
-			now = run(t, w, a, now, 30)
-			requireConsistent(t, w.Verify(a.devices(), now))
-		})
-	}
+		// Fail back: A receives B's content and becomes the active end.
+		a = b.snapshot()
+		relocate := w.Verify(a.devices(), now)
+		requireConsistent(t, relocate)
+		if relocate.LostAcknowledged() != 0 {
+			t.Fatalf("a planned relocate lost %d acknowledged writes", relocate.LostAcknowledged())
+		}
+		if err := w.Resume(relocate); err != nil {
+			t.Fatal(err)
+		}
+		now = run(t, w, a, now, 30)
+		requireConsistent(t, w.Verify(a.devices(), now))
+	})
 }
 
 // requireDivergedTail checks that the old site, holding writes the fail-over
@@ -96,26 +93,23 @@ func requireDivergedTail(t *testing.T, w Workload, old site, now time.Time) {
 
 // TestRepeatedFailoversKeepVerifying: twelve hops, each losing a tail.
 func TestRepeatedFailoversKeepVerifying(t *testing.T) {
-	for _, m := range models {
-		t.Run(m.name, func(t *testing.T) {
-			w := m.make(21, smallLayouts()...)
-			active := newSite(w)
-			now := epoch
-			for hop := range 12 {
-				now = run(t, w, active, now, 8)
-				replica := active.snapshot()
-				now = run(t, w, active, now, 1+hop%3)
-				v := w.Verify(replica.devices(), now)
-				requireConsistent(t, v)
-				if err := w.Resume(v); err != nil {
-					t.Fatalf("hop %d: %v", hop, err)
-				}
-				active = replica
+	onEachModel(t, 21, func(t *testing.T, w Workload) {
+		active := newSite(w)
+		now := epoch
+		for hop := range 12 {
+			now = run(t, w, active, now, 8)
+			replica := active.snapshot()
+			now = run(t, w, active, now, 1+hop%3)
+			v := w.Verify(replica.devices(), now)
+			requireConsistent(t, v)
+			if err := w.Resume(v); err != nil {
+				t.Fatalf("hop %d: %v", hop, err)
 			}
-			now = run(t, w, active, now, 20)
-			requireConsistent(t, w.Verify(active.devices(), now))
-		})
-	}
+			active = replica
+		}
+		now = run(t, w, active, now, 20)
+		requireConsistent(t, w.Verify(active.devices(), now))
+	})
 }
 
 func TestResumeRefusesAnotherWorkloadsVerdict(t *testing.T) {

@@ -54,139 +54,127 @@ func TestHealthyRunHoldsItsWholeHistory(t *testing.T) {
 // verifies as a prefix; the acknowledged writes after it are lost, and the
 // oldest of them is as old as the first step after the snapshot.
 func TestSnapshotBetweenStepsLosesTheLaterWrites(t *testing.T) {
-	for _, m := range models {
-		t.Run(m.name, func(t *testing.T) {
-			w := m.make(2, smallLayouts()...)
-			s := newSite(w)
-			cutAt := run(t, w, s, epoch, 40)
-			snapshot := s.snapshot()
-			lastBefore := map[string]uint64{}
-			for _, name := range s.names() {
-				lastBefore[name] = historyOf(t, w, name).nextSeq
+	onEachModel(t, 2, func(t *testing.T, w Workload) {
+		s := newSite(w)
+		cutAt := run(t, w, s, epoch, 40)
+		snapshot := s.snapshot()
+		lastBefore := map[string]uint64{}
+		for _, name := range s.names() {
+			lastBefore[name] = historyOf(t, w, name).nextSeq
+		}
+		writesAfter, now := 0, cutAt
+		for range 15 {
+			result, err := w.Step(now, s.devices())
+			if err != nil {
+				t.Fatal(err)
 			}
-			writesAfter, now := 0, cutAt
-			for range 15 {
-				result, err := w.Step(now, s.devices())
-				if err != nil {
-					t.Fatal(err)
-				}
-				writesAfter += result.Writes
-				now = now.Add(stepInterval)
+			writesAfter += result.Writes
+			now = now.Add(stepInterval)
+		}
+		now = now.Add(time.Minute) // verified a minute after the last step
+		v := w.Verify(snapshot.devices(), now)
+		requireConsistent(t, v)
+		oldest := time.Time{}
+		for _, vv := range v.Volumes {
+			if vv.Prefix.Seq != lastBefore[vv.Volume] {
+				t.Errorf("%s: prefix ends at write #%d, the snapshot was taken after #%d", vv.Volume, vv.Prefix.Seq, lastBefore[vv.Volume])
 			}
-			now = now.Add(time.Minute) // verified a minute after the last step
-			v := w.Verify(snapshot.devices(), now)
-			requireConsistent(t, v)
-			oldest := time.Time{}
-			for _, vv := range v.Volumes {
-				if vv.Prefix.Seq != lastBefore[vv.Volume] {
-					t.Errorf("%s: prefix ends at write #%d, the snapshot was taken after #%d", vv.Volume, vv.Prefix.Seq, lastBefore[vv.Volume])
-				}
-				if vv.Lost.Acknowledged > 0 && (oldest.IsZero() || vv.Lost.Oldest.Before(oldest)) {
-					oldest = vv.Lost.Oldest
-				}
-				if vv.Lost.Acknowledged > 0 && vv.Lost.RPO != now.Sub(vv.Lost.Oldest) {
-					t.Errorf("%s: RPO %s for oldest %s at %s", vv.Volume, vv.Lost.RPO, vv.Lost.Oldest, now)
-				}
+			if vv.Lost.Acknowledged > 0 && (oldest.IsZero() || vv.Lost.Oldest.Before(oldest)) {
+				oldest = vv.Lost.Oldest
 			}
-			if got := v.LostAcknowledged(); got != writesAfter {
-				t.Errorf("lost %d acknowledged writes; %d were issued and acknowledged after the snapshot", got, writesAfter)
+			if vv.Lost.Acknowledged > 0 && vv.Lost.RPO != now.Sub(vv.Lost.Oldest) {
+				t.Errorf("%s: RPO %s for oldest %s at %s", vv.Volume, vv.Lost.RPO, vv.Lost.Oldest, now)
 			}
-			if !oldest.Equal(cutAt) {
-				t.Errorf("oldest lost write at %s; the first step after the snapshot ran at %s", oldest, cutAt)
-			}
-		})
-	}
+		}
+		if got := v.LostAcknowledged(); got != writesAfter {
+			t.Errorf("lost %d acknowledged writes; %d were issued and acknowledged after the snapshot", got, writesAfter)
+		}
+		if !oldest.Equal(cutAt) {
+			t.Errorf("oldest lost write at %s; the first step after the snapshot ran at %s", oldest, cutAt)
+		}
+	})
 }
 
 // TestEveryPointOfARunIsAPrefix: a crash or snapshot after any write -- in the
 // middle of a transaction, between a file's data and its directory entry --
 // verifies as exactly that prefix, its later writes lost or unacknowledged.
 func TestEveryPointOfARunIsAPrefix(t *testing.T) {
-	for _, m := range models {
-		t.Run(m.name, func(t *testing.T) {
-			w := m.make(3, smallLayouts()...)
-			s := recordingSite(w)
-			now := run(t, w, s, epoch, 60)
-			for _, name := range s.names() {
-				log, spec := s[name].Log(), specOf(t, w, name)
-				if len(log) != len(historyOf(t, w, name).writes) {
-					t.Fatalf("%s: device logged %d writes, history has %d", name, len(log), len(historyOf(t, w, name).writes))
+	onEachModel(t, 3, func(t *testing.T, w Workload) {
+		s := recordingSite(w)
+		now := run(t, w, s, epoch, 60)
+		for _, name := range s.names() {
+			log, spec := s[name].Log(), specOf(t, w, name)
+			if len(log) != len(historyOf(t, w, name).writes) {
+				t.Fatalf("%s: device logged %d writes, history has %d", name, len(log), len(historyOf(t, w, name).writes))
+			}
+			for n := 0; n <= len(log); n += 1 + n%7 {
+				devices := s.devices()
+				devices[name] = replay(log, n, spec.SizeBytes)
+				vv := volumeVerdict(t, w.Verify(devices, now), name)
+				if !vv.Consistent() || vv.Prefix.Writes != n {
+					t.Fatalf("%s after %d of %d writes: prefix %d writes, violations %v", name, n, len(log), vv.Prefix.Writes, vv.Violations)
 				}
-				for n := 0; n <= len(log); n += 1 + n%7 {
-					devices := s.devices()
-					devices[name] = replay(log, n, spec.SizeBytes)
-					vv := volumeVerdict(t, w.Verify(devices, now), name)
-					if !vv.Consistent() || vv.Prefix.Writes != n {
-						t.Fatalf("%s after %d of %d writes: prefix %d writes, violations %v", name, n, len(log), vv.Prefix.Writes, vv.Violations)
-					}
-					if lost := vv.Lost.Acknowledged + vv.Lost.Unacknowledged; lost != len(log)-n {
-						t.Fatalf("%s after %d of %d writes: %d lost", name, n, len(log), lost)
-					}
+				if lost := vv.Lost.Acknowledged + vv.Lost.Unacknowledged; lost != len(log)-n {
+					t.Fatalf("%s after %d of %d writes: %d lost", name, n, len(log), lost)
 				}
 			}
-		})
-	}
+		}
+	})
 }
 
 func TestFailedSyncIsNotAcknowledgedAndStopsTheWorkload(t *testing.T) {
-	for _, m := range models {
-		t.Run(m.name, func(t *testing.T) {
-			w := m.make(4, smallLayouts()...)
-			s := newSite(w)
-			now := run(t, w, s, epoch, 20)
-			s["db"].SetSyncFails(true) // quorum lost: writes land, the barrier fails
-			result, err := w.Step(now, s.devices())
-			if !errors.Is(err, workloadtest.ErrQuorumLost) || result.Acknowledged || result.Writes == 0 {
-				t.Fatalf("step on a device without quorum: %+v, %v", result, err)
-			}
-			if _, err := w.Step(now.Add(stepInterval), s.devices()); !errors.Is(err, ErrStopped) {
-				t.Fatalf("step after a failed sync: %v; want ErrStopped", err)
-			}
-			s["db"].Crash() // the node goes down: the unsynced writes are gone
-			s["db"].Restart()
-			s["db"].SetSyncFails(false)
-			v := w.Verify(s.devices(), now.Add(time.Minute))
-			requireConsistent(t, v)
-			db := volumeVerdict(t, v, "db")
-			if v.LostAcknowledged() != 0 || db.Lost.Unacknowledged == 0 {
-				t.Fatalf("lost %d acknowledged, %d unacknowledged writes; want 0 and some", v.LostAcknowledged(), db.Lost.Unacknowledged)
-			}
-			if err := w.Resume(v); err != nil {
-				t.Fatal(err)
-			}
-			now = run(t, w, s, now.Add(time.Minute), 40)
-			requireConsistent(t, w.Verify(s.devices(), now))
-		})
-	}
+	onEachModel(t, 4, func(t *testing.T, w Workload) {
+		s := newSite(w)
+		now := run(t, w, s, epoch, 20)
+		s["db"].SetSyncFails(true) // quorum lost: writes land, the barrier fails
+		result, err := w.Step(now, s.devices())
+		if !errors.Is(err, workloadtest.ErrQuorumLost) || result.Acknowledged || result.Writes == 0 {
+			t.Fatalf("step on a device without quorum: %+v, %v", result, err)
+		}
+		if _, err := w.Step(now.Add(stepInterval), s.devices()); !errors.Is(err, ErrStopped) {
+			t.Fatalf("step after a failed sync: %v; want ErrStopped", err)
+		}
+		s["db"].Crash() // the node goes down: the unsynced writes are gone
+		s["db"].Restart()
+		s["db"].SetSyncFails(false)
+		v := w.Verify(s.devices(), now.Add(time.Minute))
+		requireConsistent(t, v)
+		db := volumeVerdict(t, v, "db")
+		if v.LostAcknowledged() != 0 || db.Lost.Unacknowledged == 0 {
+			t.Fatalf("lost %d acknowledged, %d unacknowledged writes; want 0 and some", v.LostAcknowledged(), db.Lost.Unacknowledged)
+		}
+		if err := w.Resume(v); err != nil {
+			t.Fatal(err)
+		}
+		now = run(t, w, s, now.Add(time.Minute), 40)
+		requireConsistent(t, w.Verify(s.devices(), now))
+	})
 }
 
 func TestFencedDeviceRefusesTheStep(t *testing.T) {
-	for _, m := range models {
-		t.Run(m.name, func(t *testing.T) {
-			w := m.make(5, smallLayouts()...)
-			s := newSite(w)
-			now := run(t, w, s, epoch, 20)
-			for _, dev := range s {
-				dev.SetFenced(true)
-			}
-			result, err := w.Step(now, s.devices())
-			if !errors.Is(err, workloadtest.ErrFenced) || result.Acknowledged {
-				t.Fatalf("step on fenced devices: %+v, %v", result, err)
-			}
-			v := w.Verify(s.devices(), now)
-			requireConsistent(t, v)
-			if v.LostAcknowledged() != 0 {
-				t.Fatalf("a fenced step lost %d acknowledged writes", v.LostAcknowledged())
-			}
-			for _, dev := range s {
-				dev.SetFenced(false)
-			}
-			if err := w.Resume(v); err != nil {
-				t.Fatal(err)
-			}
-			run(t, w, s, now, 10)
-		})
-	}
+	onEachModel(t, 5, func(t *testing.T, w Workload) {
+		s := newSite(w)
+		now := run(t, w, s, epoch, 20)
+		for _, dev := range s {
+			dev.SetFenced(true)
+		}
+		result, err := w.Step(now, s.devices())
+		if !errors.Is(err, workloadtest.ErrFenced) || result.Acknowledged {
+			t.Fatalf("step on fenced devices: %+v, %v", result, err)
+		}
+		v := w.Verify(s.devices(), now)
+		requireConsistent(t, v)
+		if v.LostAcknowledged() != 0 {
+			t.Fatalf("a fenced step lost %d acknowledged writes", v.LostAcknowledged())
+		}
+		for _, dev := range s {
+			dev.SetFenced(false)
+		}
+		if err := w.Resume(v); err != nil {
+			t.Fatal(err)
+		}
+		run(t, w, s, now, 10)
+	})
 }
 
 // TestTornStateIsDetected: one block from a later write while an earlier
