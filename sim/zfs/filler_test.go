@@ -15,24 +15,14 @@ import (
 // everything works again once the filler's dataset is destroyed.
 func TestAFillerMakesThePoolFullUntilItStops(t *testing.T) {
 	bs := uint64(DefaultBlockSizeBytes)
-	source := New(Options{SizeBytes: 1 << 30, Seed: 1})
-	mustDo(t, source.CreateVolume("v", 1<<20, backend.Thin))
-	mustDo(t, write(source, "v", 0, 2*bs))
-	mustDo(t, source.Snapshot("v", "s1"))
-	mustDo(t, write(source, "v", 0, 3*bs))
-	mustDo(t, source.Snapshot("v", "s2"))
-	send := func(base, snap string) *Stream {
-		s, err := source.Send("v", base, snap)
-		mustDo(t, err)
-		return s.(*Stream)
-	}
+	source := twoSnapshotSource(t, 2*bs, 3*bs)
 
 	p := New(Options{SizeBytes: 64 * bs, Seed: 2})
 	mustDo(t, p.CreateVolume("thin", 1<<20, backend.Thin))
 	mustDo(t, write(p, "thin", 0, 2*bs))
 	mustDo(t, p.Snapshot("thin", "s"))
 	mustDo(t, write(p, "thin", 4*bs, bs))
-	mustDo(t, p.Receive("replica", send("", "s1")))
+	mustDo(t, p.Receive("replica", sendOf(t, source, "v", "", "s1")))
 	before := allocated(t, p)
 
 	p.Fill()
@@ -50,7 +40,7 @@ func TestAFillerMakesThePoolFullUntilItStops(t *testing.T) {
 	if err := p.CreateVolume("thick", 1<<20, backend.Thick); !errors.Is(err, backend.ErrPoolFull) {
 		t.Fatalf("a thick volume on a full pool: %v", err)
 	}
-	err := p.Receive("replica", send("s1", "s2"))
+	err := p.Receive("replica", sendOf(t, source, "v", "s1", "s2"))
 	if !errors.Is(err, backend.ErrPoolFull) {
 		t.Fatalf("a receive into a full pool: %v", err)
 	}
@@ -70,6 +60,6 @@ func TestAFillerMakesThePoolFullUntilItStops(t *testing.T) {
 		t.Fatalf("usage %+v after the filler's dataset was destroyed; the volumes held %d before it ran", u, before)
 	}
 	mustDo(t, write(p, "overcommitted", 0, 1))
-	mustDo(t, p.Receive("replica", send("s1", "s2")))
+	mustDo(t, p.Receive("replica", sendOf(t, source, "v", "s1", "s2")))
 	mustDo(t, p.Verify())
 }

@@ -162,23 +162,26 @@ func TestWritesBeyondTheFreeSpace(t *testing.T) {
 	mustDo(t, p.Verify())
 }
 
+// twoSnapshotSource is a pool whose thin volume "v" holds snapshot s1 after
+// first bytes written at offset 0 and s2 after second bytes written over them.
+func twoSnapshotSource(t *testing.T, first, second uint64) *Pool {
+	t.Helper()
+	p := New(Options{SizeBytes: 1 << 30, Seed: 1})
+	mustDo(t, p.CreateVolume("v", 1<<20, backend.Thin))
+	mustDo(t, write(p, "v", 0, first))
+	mustDo(t, p.Snapshot("v", "s1"))
+	mustDo(t, write(p, "v", 0, second))
+	mustDo(t, p.Snapshot("v", "s2"))
+	return p
+}
+
 // TestReceiveNeedsTheSpace refuses a stream the pool cannot hold, whole.
 func TestReceiveNeedsTheSpace(t *testing.T) {
 	bs := uint64(DefaultBlockSizeBytes)
-	a := New(Options{SizeBytes: 1 << 30, Seed: 1})
-	mustDo(t, a.CreateVolume("v", 1<<20, backend.Thin))
-	mustDo(t, write(a, "v", 0, 6*bs))
-	mustDo(t, a.Snapshot("v", "s1"))
-	mustDo(t, write(a, "v", 0, 4*bs))
-	mustDo(t, a.Snapshot("v", "s2"))
+	a := twoSnapshotSource(t, 6*bs, 4*bs)
 	b := New(Options{SizeBytes: 8 * bs, Seed: 2})
-	stream := func(base, snap string) *Stream {
-		s, err := a.Send("v", base, snap)
-		mustDo(t, err)
-		return s.(*Stream)
-	}
-	mustDo(t, b.Receive("r", stream("", "s1")))
-	err := b.Receive("r", stream("s1", "s2"))
+	mustDo(t, b.Receive("r", sendOf(t, a, "v", "", "s1")))
+	err := b.Receive("r", sendOf(t, a, "v", "s1", "s2"))
 	if !errors.Is(err, backend.ErrPoolFull) || err.Error() != "zfs: cannot receive incremental stream: out of space" {
 		t.Fatalf("a delta of 4 blocks into 2 free: %v", err)
 	}
@@ -186,7 +189,7 @@ func TestReceiveNeedsTheSpace(t *testing.T) {
 		t.Fatal("a refused receive changed the replica")
 	}
 	b.SetSizeBytes(10 * bs)
-	mustDo(t, b.Receive("r", stream("s1", "s2")))
+	mustDo(t, b.Receive("r", sendOf(t, a, "v", "s1", "s2")))
 	mustDo(t, b.Verify())
 }
 
