@@ -91,13 +91,21 @@ func kinds(objects []*unstructured.Unstructured) []string {
 
 func container(t *testing.T, spec corev1.PodSpec, name string) corev1.Container {
 	t.Helper()
-	for _, c := range spec.Containers {
-		if c.Name == name {
-			return c
+	return named(t, "container", spec.Containers, func(c corev1.Container) string { return c.Name }, name)
+}
+
+// named is the item of items that nameOf calls name; the test fails when
+// there is none.
+func named[T any](t *testing.T, what string, items []T, nameOf func(T) string, name string) T {
+	t.Helper()
+	for _, item := range items {
+		if nameOf(item) == name {
+			return item
 		}
 	}
-	t.Fatalf("no container %s", name)
-	return corev1.Container{}
+	t.Fatalf("no %s %s", what, name)
+	var zero T
+	return zero
 }
 
 func hasArg(c corev1.Container, arg string) bool { return slices.Contains(c.Args, arg) }
@@ -247,13 +255,7 @@ func TestTheSidecarsShareTheDriversSockets(t *testing.T) {
 
 func volume(t *testing.T, spec corev1.PodSpec, name string) corev1.Volume {
 	t.Helper()
-	for _, v := range spec.Volumes {
-		if v.Name == name {
-			return v
-		}
-	}
-	t.Fatalf("no volume %s", name)
-	return corev1.Volume{}
+	return named(t, "volume", spec.Volumes, func(v corev1.Volume) string { return v.Name }, name)
 }
 
 // TestTheControllerSocketsCanLiveOnTheHost: for a tool on the node that
