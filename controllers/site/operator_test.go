@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -21,6 +20,7 @@ import (
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
 	sitecontroller "github.com/baton-dr/baton/controllers/site"
+	"github.com/baton-dr/baton/internal/metrictest"
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storage/core"
@@ -305,47 +305,15 @@ func TestMetricsFollowTheRecords(t *testing.T) {
 			rig.clock.Now().Sub(last).Seconds()},
 	}
 	for _, c := range checks {
-		if got := metricValue(t, rig.registry, c.name, c.labels); got != c.want {
+		if got := metrictest.Value(t, rig.registry, c.name, c.labels); got != c.want {
 			t.Errorf("%s%v = %v, want %v", c.name, c.labels, got, c.want)
 		}
 	}
-	shipments := metricValue(t, rig.registry, "baton_site_replication_shipments_total", nil)
-	bytes := metricValue(t, rig.registry, "baton_site_replication_shipped_bytes_total", nil)
+	shipments := metrictest.Value(t, rig.registry, "baton_site_replication_shipments_total", nil)
+	bytes := metrictest.Value(t, rig.registry, "baton_site_replication_shipped_bytes_total", nil)
 	if shipments < 3 || bytes != shipments*(1<<20) {
 		t.Errorf("%v shipments of %v bytes, want at least 3 of 1 MiB each", shipments, bytes)
 	}
-}
-
-func metricValue(t *testing.T, registry *prometheus.Registry, name string, labels map[string]string) float64 {
-	t.Helper()
-	families, err := registry.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			if matches(m, labels) {
-				if m.GetGauge() != nil {
-					return m.GetGauge().GetValue()
-				}
-				return m.GetCounter().GetValue()
-			}
-		}
-	}
-	t.Fatalf("no metric %s%v", name, labels)
-	return 0
-}
-
-func matches(m *dto.Metric, labels map[string]string) bool {
-	for _, l := range m.GetLabel() {
-		if labels[l.GetName()] != l.GetValue() {
-			return false
-		}
-	}
-	return len(m.GetLabel()) == len(labels)
 }
 
 // TestTheOperatorWaitsForItsCluster: without a StorageCluster a tick says so;

@@ -9,8 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus"
-
+	"github.com/baton-dr/baton/internal/metrictest"
 	"github.com/baton-dr/baton/node/btrfs"
 	"github.com/baton-dr/baton/node/loop"
 	"github.com/baton-dr/baton/storage/backend"
@@ -80,7 +79,7 @@ func TestTheNodeCreatesAndReportsAVolume(t *testing.T) {
 	if i < 0 || !strings.Contains(devices[i].BackFile, "/volumes/"+v.Dataset()+"/head/data") {
 		t.Fatalf("the link of %s points at %s, which shows %+v", v.Dataset(), device, devices)
 	}
-	if got := metric(t, n.registry, "baton_node_passes_total", map[string]string{"result": "reconciled"}); got < 1 {
+	if got := metrictest.Value(t, n.registry, "baton_node_passes_total", map[string]string{"result": "reconciled"}); got < 1 {
 		t.Fatalf("baton_node_passes_total{result=reconciled} is %v", got)
 	}
 
@@ -257,37 +256,4 @@ func vanish(t *testing.T, w *world, s *testSite, dir, dataset string) *testNode 
 		t.Fatal(err)
 	}
 	return w.startNode(s, "n1", dir)
-}
-
-// metric reads a counter or gauge of a registry by name and labels.
-func metric(t *testing.T, registry *prometheus.Registry, name string, labels map[string]string) float64 {
-	t.Helper()
-	families, err := registry.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			matched := 0
-			for _, l := range m.GetLabel() {
-				if labels[l.GetName()] == l.GetValue() {
-					matched++
-				}
-			}
-			if matched != len(labels) {
-				continue
-			}
-			switch {
-			case m.GetCounter() != nil:
-				return m.GetCounter().GetValue()
-			case m.GetGauge() != nil:
-				return m.GetGauge().GetValue()
-			}
-		}
-	}
-	t.Fatalf("no metric %s%v", name, labels)
-	return 0
 }

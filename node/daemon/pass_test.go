@@ -10,6 +10,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/baton-dr/baton/internal/metrictest"
 	"github.com/baton-dr/baton/node/daemon"
 	simzfs "github.com/baton-dr/baton/sim/zfs"
 	"github.com/baton-dr/baton/storage/backend"
@@ -87,7 +88,7 @@ func TestAFailedSpecKeepsWhatTheNodeHas(t *testing.T) {
 	if len(api.reports) != 1 {
 		t.Fatalf("%d reports, want the first pass's alone", len(api.reports))
 	}
-	if got := metric(t, registry, "baton_node_passes_total", map[string]string{"result": "spec_failed"}); got != 1 {
+	if got := metrictest.Value(t, registry, "baton_node_passes_total", map[string]string{"result": "spec_failed"}); got != 1 {
 		t.Fatalf("spec_failed passes: %v", got)
 	}
 	if err := d.Close(); err != nil || !pool.closed {
