@@ -200,6 +200,15 @@ func (s *fakeSite) report(ordinal int32, kind, name, namespace string, applyErr 
 	return report
 }
 
+// objectNamed is the object of that name in objects, or nil: an untyped nil,
+// as a missing entry's typed nil pointer would not be.
+func objectNamed[O client.Object](objects map[string]O, name string) client.Object {
+	if o, ok := objects[name]; ok {
+		return o
+	}
+	return nil
+}
+
 // answerView writes what the view agent would: the object, or not found.
 func (s *fakeSite) answerView(ctx context.Context, view *viewv1beta1.ManagedClusterView) {
 	s.t.Helper()
@@ -207,21 +216,13 @@ func (s *fakeSite) answerView(ctx context.Context, view *viewv1beta1.ManagedClus
 	var object client.Object
 	switch scope.Kind {
 	case "ClusterDeploymentConfig":
-		if o, ok := s.drafts[scope.Name]; ok {
-			object = o
-		}
+		object = objectNamed(s.drafts, scope.Name)
 	case "StorageCluster":
-		if o, ok := s.clusters[scope.Name]; ok {
-			object = o
-		}
+		object = objectNamed(s.clusters, scope.Name)
 	case "StorageNode":
-		if o, ok := s.nodes[scope.Name]; ok {
-			object = o
-		}
+		object = objectNamed(s.nodes, scope.Name)
 	case "TestFailover":
-		if o, ok := s.drills[scope.Name]; ok {
-			object = o
-		}
+		object = objectNamed(s.drills, scope.Name)
 	default:
 		s.t.Fatalf("a view of a %s, which the hub never asks for", scope.Kind)
 	}

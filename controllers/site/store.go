@@ -154,7 +154,7 @@ func (s *Store) Volumes() ([]core.Volume, error) {
 	return records(list.Items,
 		func(v *v1.Volume) bool { return v.Status.State != "" }, // else an unfinished create (Store's comment)
 		func(v *v1.Volume) (core.Volume, error) { return volumeRecord(s.cluster, v) },
-		func(a, b core.Volume) int { return compareRefs(a.Ref, b.Ref) })
+		func(a, b core.Volume) int { return chain.CompareRefs(a.Ref, b.Ref) })
 }
 
 func (s *Store) PutVolume(v core.Volume) error {
@@ -180,7 +180,7 @@ func (s *Store) Replicas() ([]core.Replica, error) {
 		return nil, fmt.Errorf("failed to list replicas: %w", err)
 	}
 	return records(list.Items, func(*v1.Replica) bool { return true }, replicaRecord,
-		func(a, b core.Replica) int { return compareRefs(a.Source, b.Source) })
+		func(a, b core.Replica) int { return chain.CompareRefs(a.Source, b.Source) })
 }
 
 func (s *Store) PutReplica(r core.Replica) error {
@@ -202,7 +202,7 @@ func (s *Store) Pairings() ([]core.Pairing, error) {
 	return records(list.Items,
 		func(r *v1.Replication) bool { return r.Status.Cycle != nil }, // else an unfinished create (Store's comment)
 		pairingRecord,
-		func(a, b core.Pairing) int { return compareRefs(a.Source, b.Source) })
+		func(a, b core.Pairing) int { return chain.CompareRefs(a.Source, b.Source) })
 }
 
 func (s *Store) PutPairing(p core.Pairing) error {
@@ -262,11 +262,4 @@ func (s *Store) PutNode(n core.Node) error {
 		owned:  func(o client.Object) bool { return o.(*v1.StorageNode).Spec.Cluster == s.clusterName },
 		noCreate: fmt.Errorf("%w %s: node %q (nodes join through the deployment flow)",
 			ErrUnknownNode, s.clusterName, n.Name)})
-}
-
-func compareRefs(a, b chain.Ref) int {
-	if c := cmp.Compare(a.Cluster, b.Cluster); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.Volume, b.Volume)
 }

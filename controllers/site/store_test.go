@@ -89,9 +89,9 @@ func TestRecordsReadBackAsPut(t *testing.T) {
 		putAll(t, replicas, s.PutReplica)
 		putAll(t, nodes, s.PutNode)
 
-		slices.SortFunc(volumes, func(a, b core.Volume) int { return compare(a.Ref, b.Ref) })
-		slices.SortFunc(pairings, func(a, b core.Pairing) int { return compare(a.Source, b.Source) })
-		slices.SortFunc(replicas, func(a, b core.Replica) int { return compare(a.Source, b.Source) })
+		slices.SortFunc(volumes, func(a, b core.Volume) int { return chain.CompareRefs(a.Ref, b.Ref) })
+		slices.SortFunc(pairings, func(a, b core.Pairing) int { return chain.CompareRefs(a.Source, b.Source) })
+		slices.SortFunc(replicas, func(a, b core.Replica) int { return chain.CompareRefs(a.Source, b.Source) })
 		checkList(t, "volumes", volumes, must(s.Volumes()))
 		checkList(t, "pairings", pairings, must(s.Pairings()))
 		checkList(t, "replicas", replicas, must(s.Replicas()))
@@ -198,19 +198,6 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
-}
-
-func compare(a, b chain.Ref) int {
-	if a.Cluster != b.Cluster {
-		return map[bool]int{true: -1, false: 1}[a.Cluster < b.Cluster]
-	}
-	switch {
-	case a.Volume < b.Volume:
-		return -1
-	case a.Volume > b.Volume:
-		return 1
-	}
-	return 0
 }
 
 // TestRecordsTheCRDsCannotHoldAreRefused: a record the API has no exact word

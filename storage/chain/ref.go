@@ -1,6 +1,7 @@
 package chain
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -29,6 +30,15 @@ func (r Ref) String() string {
 		return ""
 	}
 	return string(r.Cluster) + ":" + string(r.Volume)
+}
+
+// CompareRefs orders refs by cluster, then volume: the order in which stores
+// list their records.
+func CompareRefs(a, b Ref) int {
+	if c := cmp.Compare(a.Cluster, b.Cluster); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Volume, b.Volume)
 }
 
 // IsZero reports whether r addresses nothing.

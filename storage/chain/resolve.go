@@ -199,21 +199,7 @@ func sortedRefs(records map[Ref]Member) []Ref {
 	for ref := range records {
 		refs = append(refs, ref)
 	}
-	slices.SortFunc(refs, func(a, b Ref) int {
-		if a.Cluster != b.Cluster {
-			if a.Cluster < b.Cluster {
-				return -1
-			}
-			return 1
-		}
-		switch {
-		case a.Volume < b.Volume:
-			return -1
-		case a.Volume > b.Volume:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(refs, CompareRefs)
 	return refs
 }
 

@@ -52,7 +52,7 @@ func NewMemoryStore() *MemoryStore {
 func (s *MemoryStore) Volumes() ([]Volume, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return sortedValues(s.volumes, func(v Volume) Volume { return v.clone() }, refCompare), nil
+	return sortedValues(s.volumes, func(v Volume) Volume { return v.clone() }, chain.CompareRefs), nil
 }
 func (s *MemoryStore) PutVolume(v Volume) error {
 	s.mu.Lock()
@@ -69,7 +69,7 @@ func (s *MemoryStore) RemoveVolume(r chain.Ref) error {
 func (s *MemoryStore) Replicas() ([]Replica, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return sortedValues(s.replicas, func(r Replica) Replica { return r.clone() }, refCompare), nil
+	return sortedValues(s.replicas, func(r Replica) Replica { return r.clone() }, chain.CompareRefs), nil
 }
 func (s *MemoryStore) PutReplica(r Replica) error {
 	s.mu.Lock()
@@ -86,7 +86,7 @@ func (s *MemoryStore) RemoveReplica(source chain.Ref) error {
 func (s *MemoryStore) Pairings() ([]Pairing, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return sortedValues(s.pairings, func(p Pairing) Pairing { return p.clone() }, refCompare), nil
+	return sortedValues(s.pairings, func(p Pairing) Pairing { return p.clone() }, chain.CompareRefs), nil
 }
 func (s *MemoryStore) PutPairing(p Pairing) error {
 	s.mu.Lock()
@@ -131,13 +131,6 @@ func sortedValues[K comparable, V any](m map[K]V, clone func(V) V, compare func(
 		out = append(out, clone(m[k]))
 	}
 	return out
-}
-
-func refCompare(a, b chain.Ref) int {
-	if c := cmp.Compare(a.Cluster, b.Cluster); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.Volume, b.Volume)
 }
 
 func (v Volume) clone() Volume {

@@ -107,7 +107,7 @@ func (t *txn) Volumes() ([]Volume, error) {
 	if err != nil {
 		return nil, err
 	}
-	return overlay(volumes, t.writes, func(v Volume) chain.Ref { return v.Ref }, refCompare,
+	return overlay(volumes, t.writes, func(v Volume) chain.Ref { return v.Ref }, chain.CompareRefs,
 		func(w Write) (Volume, chain.Ref, bool) {
 			switch w.Kind {
 			case VolumePut:
@@ -147,7 +147,7 @@ func (t *txn) Replicas() ([]Replica, error) {
 	if err != nil {
 		return nil, err
 	}
-	return overlay(replicas, t.writes, func(r Replica) chain.Ref { return r.Source }, refCompare,
+	return overlay(replicas, t.writes, func(r Replica) chain.Ref { return r.Source }, chain.CompareRefs,
 		func(w Write) (Replica, chain.Ref, bool) { return w.Replica.clone(), w.Replica.Source, true },
 		ReplicaPut, 0), nil
 }
@@ -168,7 +168,7 @@ func (t *txn) Pairings() ([]Pairing, error) {
 	if err != nil {
 		return nil, err
 	}
-	return overlay(pairings, t.writes, func(p Pairing) chain.Ref { return p.Source }, refCompare,
+	return overlay(pairings, t.writes, func(p Pairing) chain.Ref { return p.Source }, chain.CompareRefs,
 		func(w Write) (Pairing, chain.Ref, bool) {
 			if w.Kind == PairingRemove {
 				return Pairing{}, w.Ref, false
