@@ -12,43 +12,34 @@ import (
 
 const answerCluster chain.ClusterID = "a0a0a0a0-0000-4000-8000-000000000001"
 
+// answerCase is an answer a cluster gives and the sentinel it decodes to.
+type answerCase struct {
+	what        string
+	status      int
+	contentType string
+	body        []byte
+	want        error
+}
+
 // TestAnswersMapToTheirSentinels: what a proxy answers (a bare 5xx) is an
 // unreachable cluster, a bare 4xx is the API's own failure, and a problem
 // document the server wrote names its sentinel, whatever the status.
 func TestAnswersMapToTheirSentinels(t *testing.T) {
 	problem := func(err error) (int, string, []byte) { return ProblemAnswer(err) }
-	cases := []struct {
-		what        string
-		status      int
-		contentType string
-		body        []byte
-		want        error
-	}{
+	cases := []answerCase{
 		{"a proxy's 503", http.StatusServiceUnavailable, "text/plain", []byte("upstream connect error"), chain.ErrUnreachable},
 		{"a proxy's 502", http.StatusBadGateway, "text/html", nil, chain.ErrUnreachable},
 		{"a bare 429", http.StatusTooManyRequests, "text/plain", nil, ErrInternal},
 	}
 	for _, sentinel := range []error{core.ErrConflict, core.ErrNotFound, ErrInternal, core.ErrNoCapacity} {
 		status, contentType, body := problem(fmt.Errorf("wrapped: %w", sentinel))
-		cases = append(cases, struct {
-			what        string
-			status      int
-			contentType string
-			body        []byte
-			want        error
-		}{"the server's " + sentinel.Error(), status, contentType, body, sentinel})
+		cases = append(cases, answerCase{"the server's " + sentinel.Error(), status, contentType, body, sentinel})
 	}
 	status, contentType, body := problem(errors.New("no sentinel"))
 	if status != http.StatusInternalServerError {
 		t.Fatalf("an error without a sentinel is answered %d", status)
 	}
-	cases = append(cases, struct {
-		what        string
-		status      int
-		contentType string
-		body        []byte
-		want        error
-	}{"the server's internal error", status, contentType, body, ErrInternal})
+	cases = append(cases, answerCase{"the server's internal error", status, contentType, body, ErrInternal})
 	for _, c := range cases {
 		err := AnswerError(answerCluster, "GET", "/v1/volumes", c.status, c.contentType, c.body)
 		if !errors.Is(err, c.want) {
