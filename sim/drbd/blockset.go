@@ -106,3 +106,14 @@ func coveredSpan(offset int64, length int) (first, n uint64) {
 	}
 	return start, end - start
 }
+
+// blockSetOf is a peer's set in sets, made empty the first time it is asked
+// for.
+func blockSetOf(sets map[string]*blockSet, peer string) *blockSet {
+	b, ok := sets[peer]
+	if !ok {
+		b = &blockSet{}
+		sets[peer] = b
+	}
+	return b
+}

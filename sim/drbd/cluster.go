@@ -267,11 +267,4 @@ func (r *replica) disk() backend.DiskState {
 	return r.md.sb.disk
 }
 
-func (r *replica) tlFor(peer string) *blockSet {
-	b, ok := r.tl[peer]
-	if !ok {
-		b = &blockSet{}
-		r.tl[peer] = b
-	}
-	return b
-}
+func (r *replica) tlFor(peer string) *blockSet { return blockSetOf(r.tl, peer) }

@@ -37,14 +37,7 @@ func newMetadata(resource, volume string, sb superblock) *metadata {
 		bitmapUUID: map[string]uint64{}, bitmap: map[string]*blockSet{}}
 }
 
-func (m *metadata) bitmapFor(peer string) *blockSet {
-	b, ok := m.bitmap[peer]
-	if !ok {
-		b = &blockSet{}
-		m.bitmap[peer] = b
-	}
-	return b
-}
+func (m *metadata) bitmapFor(peer string) *blockSet { return blockSetOf(m.bitmap, peer) }
 
 // pushHistory records a former current UUID, newest first.
 func (m *metadata) pushHistory(uuid uint64) {
