@@ -66,6 +66,17 @@ func newDeployment(t *testing.T, request *v1.StorageSiteDeployment, sites ...str
 		r: &StorageSiteDeploymentReconciler{Client: hub}, request: request}
 }
 
+// discoveredDeployment is a request for site-a (approved or not) past its
+// first pass, whose discovery run has completed on the site with the draft
+// site-a-draft of three nodes.
+func discoveredDeployment(t *testing.T, approved bool) *deployment {
+	t.Helper()
+	d := newDeployment(t, newRequest("site-a", siteA, approved), siteA)
+	d.round()
+	d.site.completeRun(d.request.Status.Run, "site-a-draft", threeNodes)
+	return d
+}
+
 // reconcile runs one pass and reads the request back.
 func (d *deployment) reconcile() {
 	d.t.Helper()
@@ -202,9 +213,7 @@ func TestDiscoveryDeliveredAloneBeforeTheDraftExistsAndTheWorkOrphans(t *testing
 }
 
 func TestSizingAppliedOnceTheDraftNamesNodesWithoutTouchingNodeSets(t *testing.T) {
-	d := newDeployment(t, newRequest("site-a", siteA, false), siteA)
-	d.round()
-	d.site.completeRun(d.request.Status.Run, "site-a-draft", threeNodes)
+	d := discoveredDeployment(t, false)
 	d.round() // the run's feedback names the draft: its view is created
 	d.round() // the view answers: the sizing goes out
 
@@ -247,9 +256,7 @@ func TestSizingAppliedOnceTheDraftNamesNodesWithoutTouchingNodeSets(t *testing.T
 }
 
 func TestApprovalDeliveredThenDeployingThenOnline(t *testing.T) {
-	d := newDeployment(t, newRequest("site-a", siteA, true), siteA)
-	d.round()
-	d.site.completeRun(d.request.Status.Run, "site-a-draft", threeNodes)
+	d := discoveredDeployment(t, true)
 	d.round() // the run's feedback names the draft: its view is created
 	d.round() // the view answers: the sizing goes out
 	if spec := d.manifests()[1]["spec"].(map[string]any); spec["approved"] != nil {
@@ -294,9 +301,7 @@ func TestApprovalDeliveredThenDeployingThenOnline(t *testing.T) {
 // (bed/sim's phase invariant); the phase stays Online, the Ready condition
 // and the ready count say what the site says.
 func TestOnlineStaysOnlineWhenTheClusterLosesReady(t *testing.T) {
-	d := newDeployment(t, newRequest("site-a", siteA, true), siteA)
-	d.round()
-	d.site.completeRun(d.request.Status.Run, "site-a-draft", threeNodes)
+	d := discoveredDeployment(t, true)
 	for range 4 {
 		d.round() // the draft's view, the sizing, the approval, the site approves
 	}
@@ -325,9 +330,7 @@ func TestOnlineStaysOnlineWhenTheClusterLosesReady(t *testing.T) {
 }
 
 func TestFailedDraftReportedWithTheSiteReason(t *testing.T) {
-	d := newDeployment(t, newRequest("site-a", siteA, true), siteA)
-	d.round()
-	d.site.completeRun(d.request.Status.Run, "site-a-draft", threeNodes)
+	d := discoveredDeployment(t, true)
 	d.round()
 	d.round() // the sizing goes out
 	d.round() // the approval goes out
@@ -416,9 +419,7 @@ func TestChangedDiscoveryIsANewRun(t *testing.T) {
 }
 
 func TestDeletionReleasesTheWorkTheViewsAndTheFinalizer(t *testing.T) {
-	d := newDeployment(t, newRequest("site-a", siteA, false), siteA)
-	d.round()
-	d.site.completeRun(d.request.Status.Run, "site-a-draft", threeNodes)
+	d := discoveredDeployment(t, false)
 	d.round()
 	if d.work() == nil || len(d.views()) == 0 {
 		t.Fatal("nothing to release")
@@ -495,9 +496,7 @@ func TestSiteNotAcceptedDeliversNothing(t *testing.T) {
 }
 
 func TestSizingTheDraftRejectsIsReportedAndNotApproved(t *testing.T) {
-	d := newDeployment(t, newRequest("site-a", siteA, true), siteA)
-	d.round()
-	d.site.completeRun(d.request.Status.Run, "site-a-draft", threeNodes)
+	d := discoveredDeployment(t, true)
 	d.site.rejection = `ClusterDeploymentConfig.storage.baton.dev "site-a-draft" is invalid: spec.sizing.placeCount: Invalid value: 3: exceeds what the site allows`
 	d.round()
 	d.round()
