@@ -263,6 +263,7 @@ func (g *Gitea) gatherCommits(ctx context.Context, obs *Observation, current map
 	// The run's commits that an operation made: their files are read at
 	// them, all at once (readEach), and judged in the listing's order.
 	var made []giteaCommit
+	var paths []string // the file each of made's operations wrote
 	var reads []request
 	for _, c := range commits {
 		key := c.subject()
@@ -275,6 +276,7 @@ func (g *Gitea) gatherCommits(ctx context.Context, obs *Observation, current map
 			continue
 		}
 		made = append(made, c)
+		paths = append(paths, op.Path)
 		reads = append(reads, request{method: "GET", path: g.repoPath() + "/raw/" + escapePath(op.Path),
 			query: url.Values{"ref": {c.SHA}}})
 	}
@@ -283,7 +285,7 @@ func (g *Gitea) gatherCommits(ctx context.Context, obs *Observation, current map
 		return err
 	}
 	for i, c := range made {
-		g.gatherCommit(obs, c, files[i], current)
+		gatherCommit(obs, c, paths[i], files[i], current)
 	}
 	return nil
 }
@@ -315,16 +317,15 @@ func (g *Gitea) listCommits(ctx context.Context) ([]giteaCommit, error) {
 }
 
 // gatherCommit records one of the run's commits with the file its
-// operation wrote, as read at that commit (file). The listing runs newest
-// first, so the first commit seen for a path gives its current blob (into
-// current).
-func (g *Gitea) gatherCommit(obs *Observation, c giteaCommit, file answer, current map[string]string) {
-	op, _ := g.journal.Lookup(c.subject())
+// operation wrote at path, as read at that commit (file). The listing runs
+// newest first, so the first commit seen for a path gives its current blob
+// (into current).
+func gatherCommit(obs *Observation, c giteaCommit, path string, file answer, current map[string]string) {
 	sum := "" // the commit is there, its file is not: a mismatch
 	if file.status != 404 {
 		sum = sha256Hex(file.body)
-		if _, seen := current[op.Path]; !seen {
-			current[op.Path] = gitBlobSHA(file.body)
+		if _, seen := current[path]; !seen {
+			current[path] = gitBlobSHA(file.body)
 		}
 	}
 	obs.Add(workload.GiteaRepositories, c.subject(), sum, c.SHA)

@@ -11,9 +11,9 @@ import (
 )
 
 // TestReadEachAnswersInOrderWithReadersInFlight: the answers come back in
-// the order of the requests although the server answers them in reverse,
-// and no more than readers are in flight at once -- but more than one,
-// which is the point.
+// the order of the requests although the server answers the last of each
+// group of readers first, and no more than readers are in flight at once --
+// but more than one, which is the point.
 func TestReadEachAnswersInOrderWithReadersInFlight(t *testing.T) {
 	const n = 3 * readers
 	var mu sync.Mutex
