@@ -54,29 +54,29 @@ var errNoRoute = errors.New("no such operation in storage API v1")
 
 func (s *Server) routes() map[string]handle {
 	return map[string]handle{
-		"POST /v1/volumes":                  s.createVolume,
-		"GET /v1/volumes/{ref}":             s.volume,
-		"DELETE /v1/volumes/{ref}":          s.deleteVolume,
-		"POST /v1/volumes/{ref}/expand":     s.expand,
-		"POST /v1/volumes/{ref}/attach":     s.attach,
-		"POST /v1/volumes/{ref}/filesystem": s.filesystem,
-		"POST /v1/volumes/{ref}/enable":     s.enable,
-		"POST /v1/volumes/{ref}/disable":    s.disable,
-		"POST /v1/volumes/{ref}/failover":   s.failover,
-		"POST /v1/volumes/{ref}/demote":     s.demote,
-		"POST /v1/volumes/{ref}/resync":     s.resync,
-		"GET /v1/volumes/{ref}/status":      s.status,
-		"GET /v1/volumes/{ref}/handover":    s.handover,
-		"POST /v1/volumes/{ref}/successor":  s.successor,
-		"GET /v1/chains/{ref}/members":      s.members,
-		"GET /v1/chains/{ref}/holdings":     s.holdings,
-		"POST /v1/replicas":                 s.prepareReceive,
-		"POST /v1/snapshots":                s.createSnapshot,
+		"POST /v1/volumes":                  withBody(s.createVolume),
+		"GET /v1/volumes/{ref}":             withRef(s.volume),
+		"DELETE /v1/volumes/{ref}":          withRef(s.deleteVolume),
+		"POST /v1/volumes/{ref}/expand":     withRefBody(s.expand),
+		"POST /v1/volumes/{ref}/attach":     withRefBody(s.attach),
+		"POST /v1/volumes/{ref}/filesystem": withRefBody(s.filesystem),
+		"POST /v1/volumes/{ref}/enable":     withRefBody(s.enable),
+		"POST /v1/volumes/{ref}/disable":    withRef(s.disable),
+		"POST /v1/volumes/{ref}/failover":   withRefBody(s.failover),
+		"POST /v1/volumes/{ref}/demote":     withRef(s.demote),
+		"POST /v1/volumes/{ref}/resync":     withRefBody(s.resync),
+		"GET /v1/volumes/{ref}/status":      withRef(s.status),
+		"GET /v1/volumes/{ref}/handover":    withRef(s.handover),
+		"POST /v1/volumes/{ref}/successor":  withRefBody(s.successor),
+		"GET /v1/chains/{ref}/members":      withRef(s.members),
+		"GET /v1/chains/{ref}/holdings":     withRef(s.holdings),
+		"POST /v1/replicas":                 withBody(s.prepareReceive),
+		"POST /v1/snapshots":                withBody(s.createSnapshot),
 		"GET /v1/snapshots":                 s.listSnapshots,
 		"DELETE /v1/snapshots/{id}":         s.deleteSnapshot,
 		"GET /v1/capacity":                  s.capacity,
 		"GET /v1/nodes/{node}/spec":         s.spec,
-		"POST /v1/nodes/{node}/report":      s.report,
+		"POST /v1/nodes/{node}/report":      withBody(s.report),
 	}
 }
 
@@ -153,11 +153,47 @@ func NewHTTPServer(handler http.Handler, certificate tls.Certificate) *http.Serv
 
 func pathRef(r *http.Request) (chain.Ref, error) { return chain.ParseRef(r.PathValue("ref")) }
 
-func (s *Server) createVolume(r *http.Request, body []byte) (any, error) {
-	b, err := decodeStrict[CreateVolumeBody](body)
-	if err != nil {
-		return nil, err
+// withRef serves an operation on the member or chain named in the path: a
+// reference that does not parse is refused before the operation runs.
+func withRef(op func(r *http.Request, ref chain.Ref) (any, error)) handle {
+	return func(r *http.Request, _ []byte) (any, error) {
+		ref, err := pathRef(r)
+		if err != nil {
+			return nil, err
+		}
+		return op(r, ref)
 	}
+}
+
+// withBody serves an operation whose request is a body of type T, decoded
+// strictly before the operation runs.
+func withBody[T any](op func(r *http.Request, body T) (any, error)) handle {
+	return func(r *http.Request, body []byte) (any, error) {
+		b, err := decodeStrict[T](body)
+		if err != nil {
+			return nil, err
+		}
+		return op(r, b)
+	}
+}
+
+// withRefBody serves an operation on the path's member that also takes a body
+// of type T: the reference is checked first, then the body.
+func withRefBody[T any](op func(r *http.Request, ref chain.Ref, body T) (any, error)) handle {
+	return func(r *http.Request, body []byte) (any, error) {
+		ref, err := pathRef(r)
+		if err != nil {
+			return nil, err
+		}
+		b, err := decodeStrict[T](body)
+		if err != nil {
+			return nil, err
+		}
+		return op(r, ref, b)
+	}
+}
+
+func (s *Server) createVolume(r *http.Request, b CreateVolumeBody) (any, error) {
 	if b.Source == nil {
 		return s.cluster.CreateVolume(r.Context(), b.Request)
 	}
@@ -174,110 +210,46 @@ func (s *Server) createVolume(r *http.Request, body []byte) (any, error) {
 	return s.cluster.CreateVolumeFrom(r.Context(), b.Request, *b.Source)
 }
 
-func (s *Server) volume(r *http.Request, _ []byte) (any, error) {
-	ref, err := pathRef(r)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) volume(r *http.Request, ref chain.Ref) (any, error) {
 	return s.cluster.Volume(r.Context(), ref)
 }
 
-func (s *Server) deleteVolume(r *http.Request, _ []byte) (any, error) {
-	ref, err := pathRef(r)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) deleteVolume(r *http.Request, ref chain.Ref) (any, error) {
 	return nil, s.cluster.DeleteVolume(r.Context(), ref)
 }
 
-func (s *Server) expand(r *http.Request, body []byte) (any, error) {
-	ref, err := pathRef(r)
-	if err != nil {
-		return nil, err
-	}
-	b, err := decodeStrict[expandBody](body)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) expand(r *http.Request, ref chain.Ref, b expandBody) (any, error) {
 	return s.cluster.ExpandVolume(r.Context(), ref, b.SizeBytes)
 }
 
-func (s *Server) attach(r *http.Request, body []byte) (any, error) {
-	ref, err := pathRef(r)
-	if err != nil {
-		return nil, err
-	}
-	b, err := decodeStrict[attachBody](body)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) attach(r *http.Request, ref chain.Ref, b attachBody) (any, error) {
 	return s.cluster.Attach(r.Context(), ref, b.Node)
 }
 
-func (s *Server) filesystem(r *http.Request, body []byte) (any, error) {
-	ref, err := pathRef(r)
-	if err != nil {
-		return nil, err
-	}
-	b, err := decodeStrict[filesystemBody](body)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) filesystem(r *http.Request, ref chain.Ref, b filesystemBody) (any, error) {
 	return nil, s.cluster.RecordFilesystem(r.Context(), ref, b.FsType)
 }
 
-func (s *Server) enable(r *http.Request, body []byte) (any, error) {
-	ref, err := pathRef(r)
-	if err != nil {
-		return nil, err
-	}
-	b, err := decodeStrict[enableBody](body)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) enable(r *http.Request, ref chain.Ref, b enableBody) (any, error) {
 	if err := validCluster("target", b.Target); err != nil {
 		return nil, err
 	}
 	return nil, s.cluster.Enable(r.Context(), ref, b.Target)
 }
 
-func (s *Server) disable(r *http.Request, _ []byte) (any, error) {
-	ref, err := pathRef(r)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) disable(r *http.Request, ref chain.Ref) (any, error) {
 	return nil, s.cluster.Disable(r.Context(), ref)
 }
 
-func (s *Server) failover(r *http.Request, body []byte) (any, error) {
-	ref, err := pathRef(r)
-	if err != nil {
-		return nil, err
-	}
-	b, err := decodeStrict[failoverBody](body)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) failover(r *http.Request, ref chain.Ref, b failoverBody) (any, error) {
 	return s.cluster.Failover(r.Context(), ref, b.Force)
 }
 
-func (s *Server) demote(r *http.Request, _ []byte) (any, error) {
-	ref, err := pathRef(r)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) demote(r *http.Request, ref chain.Ref) (any, error) {
 	return nil, s.cluster.Demote(r.Context(), ref)
 }
 
-func (s *Server) resync(r *http.Request, body []byte) (any, error) {
-	ref, err := pathRef(r)
-	if err != nil {
-		return nil, err
-	}
-	b, err := decodeStrict[resyncBody](body)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) resync(r *http.Request, ref chain.Ref, b resyncBody) (any, error) {
 	if err := validCluster("fail-back source", b.FailbackSource); err != nil {
 		return nil, err
 	}
@@ -285,60 +257,32 @@ func (s *Server) resync(r *http.Request, body []byte) (any, error) {
 	return resyncAnswer{Ready: ready}, err
 }
 
-func (s *Server) status(r *http.Request, _ []byte) (any, error) {
-	ref, err := pathRef(r)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) status(r *http.Request, ref chain.Ref) (any, error) {
 	return s.cluster.Status(r.Context(), ref)
 }
 
-func (s *Server) handover(r *http.Request, _ []byte) (any, error) {
-	ref, err := pathRef(r)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) handover(r *http.Request, ref chain.Ref) (any, error) {
 	return s.cluster.Handover(r.Context(), ref)
 }
 
-func (s *Server) successor(r *http.Request, body []byte) (any, error) {
-	ref, err := pathRef(r)
-	if err != nil {
-		return nil, err
-	}
-	b, err := decodeStrict[successorBody](body)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) successor(r *http.Request, ref chain.Ref, b successorBody) (any, error) {
 	if err := validRef("successor", b.Successor); err != nil {
 		return nil, err
 	}
 	return nil, s.cluster.LearnSuccessor(r.Context(), ref, b.Successor)
 }
 
-func (s *Server) members(r *http.Request, _ []byte) (any, error) {
-	ref, err := pathRef(r)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) members(r *http.Request, ref chain.Ref) (any, error) {
 	members, err := s.cluster.Members(r.Context(), ref)
 	return nonNil(members), err
 }
 
-func (s *Server) holdings(r *http.Request, _ []byte) (any, error) {
-	ref, err := pathRef(r)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) holdings(r *http.Request, ref chain.Ref) (any, error) {
 	guids, err := s.cluster.Holdings(r.Context(), ref)
 	return nonNil(guids), err
 }
 
-func (s *Server) prepareReceive(r *http.Request, body []byte) (any, error) {
-	b, err := decodeStrict[core.ReceiveRequest](body)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) prepareReceive(r *http.Request, b core.ReceiveRequest) (any, error) {
 	if err := errors.Join(validRef("source", b.Source), validRef("root", b.Root)); err != nil {
 		return nil, err
 	}
@@ -346,11 +290,7 @@ func (s *Server) prepareReceive(r *http.Request, body []byte) (any, error) {
 	return nonNil(receivers), err
 }
 
-func (s *Server) createSnapshot(r *http.Request, body []byte) (any, error) {
-	b, err := decodeStrict[snapshotBody](body)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) createSnapshot(r *http.Request, b snapshotBody) (any, error) {
 	if err := validRef("member", b.Member); err != nil {
 		return nil, err
 	}
@@ -383,11 +323,7 @@ func (s *Server) spec(r *http.Request, _ []byte) (any, error) {
 	return s.cluster.Spec(r.Context(), r.PathValue("node"))
 }
 
-func (s *Server) report(r *http.Request, body []byte) (any, error) {
-	b, err := decodeStrict[core.NodeStatus](body)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) report(r *http.Request, b core.NodeStatus) (any, error) {
 	if b.Node != r.PathValue("node") {
 		return nil, fmt.Errorf("%w: the report of node %q was sent for node %q", core.ErrInvalid, clip(b.Node, 60), clip(r.PathValue("node"), 60))
 	}
