@@ -94,6 +94,24 @@ func (n *Node) begin(handle chain.Ref, secrets map[string]string) (request, erro
 // cluster.
 func (n *Node) lock(handle chain.Ref) (func(), error) { return n.Locks.Lock(handle.String()) }
 
+// lockForPath is the preamble of the RPCs that undo a mount at one path and
+// ask no cluster (unstage, unpublish): the handle and the path are checked,
+// then the volume's node-side lock is taken. The error is already a status.
+func (n *Node) lockForPath(volumeID, pathName, path string) (release func(), err error) {
+	handle, err := parseHandle(volumeID)
+	if err != nil {
+		return nil, err
+	}
+	if path == "" {
+		return nil, invalid("%s is required", pathName)
+	}
+	release, err = n.lock(handle)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return release, nil
+}
+
 func (n *Node) NodeStageVolume(ctx context.Context, req *csi.NodeStageVolumeRequest) (*csi.NodeStageVolumeResponse, error) {
 	handle, err := parseHandle(req.GetVolumeId())
 	if err != nil {
@@ -175,16 +193,9 @@ func (n *Node) stageFilesystem(ctx context.Context, set *Set, v core.Volume, dev
 }
 
 func (n *Node) NodeUnstageVolume(ctx context.Context, req *csi.NodeUnstageVolumeRequest) (*csi.NodeUnstageVolumeResponse, error) {
-	handle, err := parseHandle(req.GetVolumeId())
+	release, err := n.lockForPath(req.GetVolumeId(), "staging target path", req.GetStagingTargetPath())
 	if err != nil {
 		return nil, err
-	}
-	if req.GetStagingTargetPath() == "" {
-		return nil, invalid("staging target path is required")
-	}
-	release, err := n.lock(handle)
-	if err != nil {
-		return nil, toStatus(err)
 	}
 	defer release()
 	staging := req.GetStagingTargetPath()
@@ -252,16 +263,9 @@ func (n *Node) NodePublishVolume(ctx context.Context, req *csi.NodePublishVolume
 }
 
 func (n *Node) NodeUnpublishVolume(ctx context.Context, req *csi.NodeUnpublishVolumeRequest) (*csi.NodeUnpublishVolumeResponse, error) {
-	handle, err := parseHandle(req.GetVolumeId())
+	release, err := n.lockForPath(req.GetVolumeId(), "target path", req.GetTargetPath())
 	if err != nil {
 		return nil, err
-	}
-	if req.GetTargetPath() == "" {
-		return nil, invalid("target path is required")
-	}
-	release, err := n.lock(handle)
-	if err != nil {
-		return nil, toStatus(err)
 	}
 	defer release()
 	if err := n.unmount(ctx, req.GetTargetPath()); err != nil {
