@@ -85,14 +85,7 @@ func TestDetachWaitsUntilTheKernelLetsGo(t *testing.T) {
 // as root.
 func attachTemp(t *testing.T, name string, directIO bool) (l Losetup, file, device string) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("attaches loop devices: run as root")
-	}
-	l = Losetup{Cmder: exec.Local{}}
-	file = filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(file, make([]byte, 1<<20), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	l, file = tempImage(t, name)
 	device, err := l.Attach(context.Background(), file, directIO)
 	if err != nil {
 		t.Fatal(err)
@@ -105,6 +98,20 @@ func attachTemp(t *testing.T, name string, directIO bool) (l Losetup, file, devi
 		}
 	})
 	return l, file, device
+}
+
+// tempImage writes a new 1 MiB file of the test's, named name, for a loop
+// device to be attached to; it skips unless run as root.
+func tempImage(t *testing.T, name string) (l Losetup, file string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("attaches loop devices: run as root")
+	}
+	file = filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(file, make([]byte, 1<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return Losetup{Cmder: exec.Local{}}, file
 }
 
 func attached(t *testing.T, device, file string) bool {
@@ -121,14 +128,7 @@ func attached(t *testing.T, device, file string) bool {
 // whose every write failed with EPERM (csi-sanity's mkfs.xfs, after a bed's
 // fenced volumes were detached).
 func TestAnAttachNeverInheritsAFence(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("attaches loop devices: run as root")
-	}
-	l := Losetup{Cmder: exec.Local{}}
-	file := filepath.Join(t.TempDir(), "fenced.img")
-	if err := os.WriteFile(file, make([]byte, 1<<20), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	l, file := tempImage(t, "fenced.img")
 	ctx := context.Background()
 	out, err := exec.Output(l.Cmder.Command(ctx, "losetup", "--find"))
 	if err != nil {
