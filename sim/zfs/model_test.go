@@ -66,40 +66,54 @@ func (m *model) pick() (string, *modelVolume) {
 	return "", nil
 }
 
+// modelSteps are the operations on a picked volume, each with its weight in
+// a draw out of 100 (creation takes the first 5), tried in this order.
+var modelSteps = []struct {
+	weight int
+	run    func(m *model, name string, v *modelVolume) string
+}{
+	{40, (*model).write},
+	{10, (*model).sync},
+	{10, (*model).snapshot},
+	{7, (*model).clone},
+	{6, (*model).rollback},
+	{6, (*model).destroySnapshot},
+	{4, (*model).destroy},
+	{4, (*model).resize},
+	{1, (*model).replicate},
+	{2, (*model).crash},
+	{5, (*model).closeDevice},
+}
+
+// modelCreateWeight is creation's share of the draw; it is also the step
+// when there is no volume to pick.
+const modelCreateWeight = 5
+
 func (m *model) step() string {
 	name, v := m.pick()
 	op := m.rng.IntN(100)
-	switch {
-	case v == nil || op < 5:
+	if v == nil || op < modelCreateWeight {
 		return m.create()
-	case op < 45:
-		return m.write(name, v)
-	case op < 55:
-		return m.sync(name, v)
-	case op < 65:
-		return m.snapshot(name, v)
-	case op < 72:
-		return m.clone(name, v)
-	case op < 78:
-		return m.rollback(name, v)
-	case op < 84:
-		return m.destroySnapshot(name, v)
-	case op < 88:
-		return m.destroy(name, v)
-	case op < 92:
-		return m.resize(name, v)
-	case op < 93:
-		return m.replicate(name, v)
-	case op < 95:
-		m.pool.Crash()
-		for _, mv := range m.volumes {
-			mv.pending = map[uint64][]byte{}
-			mv.device = nil
-		}
-		return "crash"
-	default:
-		return m.closeDevice(name, v)
 	}
+	below := modelCreateWeight
+	for _, s := range modelSteps {
+		below += s.weight
+		if op < below {
+			return s.run(m, name, v)
+		}
+	}
+	panic(fmt.Sprintf("the model's step weights add up to %d, not 100", below))
+}
+
+// crash crashes the pool: what no volume synced is lost, and every open
+// device with it.
+func (m *model) crash(string, *modelVolume) string {
+	m.pool.Crash()
+	for _, mv := range m.volumes {
+		mv.pending = map[uint64][]byte{}
+		mv.device = nil
+	}
+	return "crash"
 }
 
 func (m *model) create() string {
