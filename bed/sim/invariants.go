@@ -3,14 +3,14 @@ package sim
 import (
 	"fmt"
 
-	"github.com/baton-dr/baton/storage/chain"
+	"github.com/baton-dr/baton/bed"
 )
 
 // records gathers every chain's members from every site's records: the
 // omniscient view no component has, which the checkers judge.
-func (w *World) records() map[chain.Ref][]chain.Member {
+func (w *World) records() bed.Records {
 	defer w.unfaulted()()
-	out := map[chain.Ref][]chain.Member{}
+	out := bed.Records{}
 	for _, s := range w.sites {
 		volumes, err := s.Store.Volumes()
 		if err != nil {
@@ -28,7 +28,7 @@ func (w *World) records() map[chain.Ref][]chain.Member {
 func (w *World) CheckChains() []error {
 	chains := w.records()
 	var problems []error
-	for _, root := range sortedRefs(chains) {
+	for _, root := range chains.Roots() {
 		problems = append(problems, w.checker.Check(root, chains[root])...)
 	}
 	return problems

@@ -167,7 +167,7 @@ func (w *World) Chains() ([]reports.Chain, error) {
 	defer w.unfaulted()()
 	records := w.records()
 	var out []reports.Chain
-	for _, root := range sortedRefs(records) {
+	for _, root := range records.Roots() {
 		walk, err := chain.Resolve(omniscient{w}, w.clusterIDs(), root)
 		if err != nil {
 			return nil, err
@@ -203,17 +203,3 @@ func (w *World) clusterIDs() []chain.ClusterID {
 
 // Syncs are the shipments completed so far.
 func (w *World) Syncs() []reports.Sync { return w.syncs.Syncs() }
-
-func sortedRefs[V any](m map[chain.Ref]V) []chain.Ref {
-	refs := make([]chain.Ref, 0, len(m))
-	for r := range m {
-		refs = append(refs, r)
-	}
-	slices.SortFunc(refs, func(a, b chain.Ref) int {
-		if a.String() < b.String() {
-			return -1
-		}
-		return 1
-	})
-	return refs
-}
