@@ -255,12 +255,5 @@ func (s *Site) Handover(member chain.Ref) (Handover, error) {
 
 func (s *Site) pairing(source chain.Ref) (Pairing, bool, error) {
 	pairings, err := s.store.Pairings()
-	if err != nil {
-		return Pairing{}, false, err
-	}
-	i := slices.IndexFunc(pairings, func(p Pairing) bool { return p.Source == source })
-	if i < 0 {
-		return Pairing{}, false, nil
-	}
-	return pairings[i], true, nil
+	return findRecord(pairings, err, func(p Pairing) bool { return p.Source == source })
 }

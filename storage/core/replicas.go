@@ -109,14 +109,7 @@ func (s *Site) addresses(names []string) ([]Receiver, error) {
 
 func (s *Site) replica(source chain.Ref) (Replica, bool, error) {
 	replicas, err := s.store.Replicas()
-	if err != nil {
-		return Replica{}, false, err
-	}
-	i := slices.IndexFunc(replicas, func(r Replica) bool { return r.Source == source })
-	if i < 0 {
-		return Replica{}, false, nil
-	}
-	return replicas[i], true, nil
+	return findRecord(replicas, err, func(r Replica) bool { return r.Source == source })
 }
 
 // held lists the snapshots every receiving node holds, oldest first (by the

@@ -33,6 +33,20 @@ type Store interface {
 	PutNode(Node) error
 }
 
+// findRecord returns the first of records that matches, and whether there was
+// one; records and err are what a Store's list returned.
+func findRecord[T any](records []T, err error, matches func(T) bool) (T, bool, error) {
+	var none T
+	if err != nil {
+		return none, false, err
+	}
+	i := slices.IndexFunc(records, matches)
+	if i < 0 {
+		return none, false, nil
+	}
+	return records[i], true, nil
+}
+
 // MemoryStore is a Store in memory, safe for concurrent use. Records are
 // copied in and out, so a caller never aliases what is stored.
 type MemoryStore struct {
