@@ -11,12 +11,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// partitionChaos describes a cut of from's node from to's address as
-// chaos-mesh's NetworkChaos: action partition, the node selected by name,
-// the peer as an external target, direction to (one way: what from sends
-// is lost) or both. The same object, applied to a cluster running
-// chaos-mesh, partitions its pods on that node the same way.
-func partitionChaos(from, to Cluster, toAddress string, bothWays bool) chaosv1alpha1.NetworkChaos {
+// partitionChaos describes a cut of from's nodes (fromNodes, by name) from
+// to's (toAddresses, their addresses) as chaos-mesh's NetworkChaos: action
+// partition, the nodes selected by name, the peer's addresses as external
+// targets, direction to (one way: what from sends is lost) or both. It is
+// named for the two clusters, however many nodes they have. The same
+// object, applied to a cluster running chaos-mesh, partitions its pods on
+// those nodes the same way.
+func partitionChaos(from, to Cluster, fromNodes, toAddresses []string, bothWays bool) chaosv1alpha1.NetworkChaos {
 	direction := chaosv1alpha1.To
 	if bothWays {
 		direction = chaosv1alpha1.Both
@@ -26,27 +28,39 @@ func partitionChaos(from, to Cluster, toAddress string, bothWays bool) chaosv1al
 		ObjectMeta: metav1.ObjectMeta{Name: "partition-" + from.Name + "-" + to.Name, Namespace: "baton-chaos"},
 		Spec: chaosv1alpha1.NetworkChaosSpec{
 			PodSelector: chaosv1alpha1.PodSelector{Mode: chaosv1alpha1.AllMode,
-				Selector: chaosv1alpha1.PodSelectorSpec{Nodes: []string{from.Node()}}},
+				Selector: chaosv1alpha1.PodSelectorSpec{Nodes: slices.Clone(fromNodes)}},
 			Action:          chaosv1alpha1.PartitionAction,
 			Direction:       direction,
-			ExternalTargets: []string{toAddress},
+			ExternalTargets: slices.Clone(toAddresses),
 		},
 	}
 }
 
-// nftRules turns one NetworkChaos into the rules of the node it selects,
-// refusing what this injector does not do -- clearly, so that no scenario
-// believes a fault happened that did not: selections other than one bed
-// node by name, targets other than addresses, and delay (tc netem, which
-// this kernel lacks).
-func nftRules(o chaosv1alpha1.NetworkChaos) (node string, rules []nftRule, err error) {
-	refuse := func(format string, args ...any) (string, []nftRule, error) {
-		return "", nil, fmt.Errorf("NetworkChaos %s: %s", o.Name, fmt.Sprintf(format, args...))
+// bedNodeNames are the names of every node either storage mode gives the
+// bed's clusters: each one's control plane, and a zfs-drbd site's storage
+// workers.
+func bedNodeNames() []string {
+	var out []string
+	for _, c := range Clusters() {
+		out = append(out, StorageZFSDRBD.nodeNames(c)...)
+	}
+	return out
+}
+
+// nftRules turns one NetworkChaos into the rules each node it selects
+// holds, refusing what this injector does not do -- clearly, so that no
+// scenario believes a fault happened that did not: selections other than
+// bed nodes by name, targets other than addresses, and delay (tc netem,
+// which this kernel lacks).
+func nftRules(o chaosv1alpha1.NetworkChaos) (nodes []string, rules []nftRule, err error) {
+	refuse := func(format string, args ...any) ([]string, []nftRule, error) {
+		return nil, nil, fmt.Errorf("NetworkChaos %s: %s", o.Name, fmt.Sprintf(format, args...))
 	}
 	spec := o.Spec
-	nodes := spec.Selector.Nodes
-	if len(nodes) != 1 || !slices.ContainsFunc(Clusters(), func(c Cluster) bool { return c.Node() == nodes[0] }) {
-		return refuse("selects nodes %v: the injector acts on one of the bed's nodes, by name", nodes)
+	nodes = spec.Selector.Nodes
+	known := bedNodeNames()
+	if len(nodes) == 0 || slices.ContainsFunc(nodes, func(n string) bool { return !slices.Contains(known, n) }) {
+		return refuse("selects nodes %v: the injector acts on the bed's nodes, by name", nodes)
 	}
 	if spec.Target != nil {
 		return refuse("targets pods: the injector cuts nodes from addresses (externalTargets)")
@@ -94,5 +108,5 @@ func nftRules(o chaosv1alpha1.NetworkChaos) (node string, rules []nftRule, err e
 	if strings.ContainsAny(o.Name, "\"\\\n") {
 		return refuse("its name cannot go into an nft comment")
 	}
-	return nodes[0], rules, nil
+	return slices.Clone(nodes), rules, nil
 }

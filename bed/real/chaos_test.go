@@ -1,8 +1,11 @@
 package real
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,16 +15,16 @@ import (
 )
 
 func TestAPartitionIsANetworkChaosTheNodesTableDrops(t *testing.T) {
-	oneWay := partitionChaos(SiteA, SiteB, "10.250.0.3", false)
+	oneWay := partitionChaos(SiteA, SiteB, []string{SiteA.Node()}, []string{"10.250.0.3"}, false)
 	if oneWay.Spec.Action != chaosv1alpha1.PartitionAction || oneWay.Spec.Direction != chaosv1alpha1.To ||
 		oneWay.Spec.Selector.Nodes[0] != "baton-site-a-control-plane" || oneWay.Spec.ExternalTargets[0] != "10.250.0.3" {
 		t.Fatalf("one-way partition: %+v", oneWay.Spec)
 	}
-	node, rules, err := nftRules(oneWay)
-	if err != nil || node != SiteA.Node() || len(rules) != 1 || rules[0].ingress || rules[0].lossPercent != 100 {
-		t.Fatalf("one way: node %s rules %+v err %v", node, rules, err)
+	nodes, rules, err := nftRules(oneWay)
+	if err != nil || len(nodes) != 1 || nodes[0] != SiteA.Node() || len(rules) != 1 || rules[0].ingress || rules[0].lossPercent != 100 {
+		t.Fatalf("one way: nodes %v rules %+v err %v", nodes, rules, err)
 	}
-	_, rules, err = nftRules(partitionChaos(SiteA, Hub, "10.250.0.2", true))
+	_, rules, err = nftRules(partitionChaos(SiteA, Hub, []string{SiteA.Node()}, []string{"10.250.0.2"}, true))
 	if err != nil || len(rules) != 2 || rules[0].ingress == rules[1].ingress {
 		t.Fatalf("both ways: rules %+v err %v", rules, err)
 	}
@@ -37,7 +40,7 @@ func TestAPartitionIsANetworkChaosTheNodesTableDrops(t *testing.T) {
 }
 
 func TestLossIsAShareOfDropsAndDelayIsRefused(t *testing.T) {
-	loss := partitionChaos(SiteB, SiteA, "10.250.0.4", false)
+	loss := partitionChaos(SiteB, SiteA, []string{SiteB.Node()}, []string{"10.250.0.4"}, false)
 	loss.Spec.Action = chaosv1alpha1.LossAction
 	loss.Spec.Loss = &chaosv1alpha1.LossSpec{Loss: "25"}
 	_, rules, err := nftRules(loss)
@@ -49,12 +52,12 @@ func TestLossIsAShareOfDropsAndDelayIsRefused(t *testing.T) {
 	if _, _, err := nftRules(delay); err == nil || !strings.Contains(err.Error(), "netem") {
 		t.Errorf("delay: %v", err)
 	}
-	elsewhere := partitionChaos(SiteA, SiteB, "10.250.0.3", false)
+	elsewhere := partitionChaos(SiteA, SiteB, []string{SiteA.Node()}, []string{"10.250.0.3"}, false)
 	elsewhere.Spec.Selector.Nodes = []string{"someone-elses-node"}
 	if _, _, err := nftRules(elsewhere); err == nil {
 		t.Error("a node that is not the bed's was accepted")
 	}
-	named := partitionChaos(SiteA, SiteB, "baton-site-b", false)
+	named := partitionChaos(SiteA, SiteB, []string{SiteA.Node()}, []string{"baton-site-b"}, false)
 	if _, _, err := nftRules(named); err == nil {
 		t.Error("a target that is not an address was accepted")
 	}
@@ -66,8 +69,8 @@ func TestTheTableIsValidNftables(t *testing.T) {
 	if _, err := exec.LookPath("nft"); err != nil || os.Geteuid() != 0 {
 		t.Skip("needs nft and root")
 	}
-	_, both, _ := nftRules(partitionChaos(SiteA, SiteB, "10.250.0.3", true))
-	loss := partitionChaos(SiteA, Hub, "10.250.0.2", false)
+	_, both, _ := nftRules(partitionChaos(SiteA, SiteB, []string{SiteA.Node()}, []string{"10.250.0.3"}, true))
+	loss := partitionChaos(SiteA, Hub, []string{SiteA.Node()}, []string{"10.250.0.2"}, false)
 	loss.Spec.Action, loss.Spec.Loss = chaosv1alpha1.LossAction, &chaosv1alpha1.LossSpec{Loss: "30"}
 	_, lossy, _ := nftRules(loss)
 	cmd := exec.Command("nft", "--check", "-f", "-")
@@ -98,5 +101,99 @@ func TestTheCutsAreOneObjectAPathOrOneBothWays(t *testing.T) {
 	}
 	if _, err := chaosCuts([]bed.Path{{From: "site-a/node-1", To: "site-b"}}); err == nil {
 		t.Error("a node was taken for an endpoint")
+	}
+}
+
+// bedTopology is the bed's nodes in the mode, each with an address of its
+// own (10.250.0.2 onwards, the hub's first), as addressedNodes reads them.
+func bedTopology(mode StorageMode) map[string][]nodeAddress {
+	out := map[string][]nodeAddress{}
+	host := 2
+	for _, c := range Clusters() {
+		for _, name := range mode.nodeNames(c) {
+			out[c.Name] = append(out[c.Name], nodeAddress{name: name, address: fmt.Sprintf("10.250.0.%d", host)})
+			host++
+		}
+	}
+	return out
+}
+
+// On a btrfs bed a cut is the object it always was: named for the two
+// clusters, selecting the one node of the side it cuts off, targeting the
+// one address of the other.
+func TestABtrfsCutIsOneNodeFromOneAddress(t *testing.T) {
+	cuts, err := chaosCuts([]bed.Path{{From: "hub", To: "site-b"}, {From: "site-a", To: "site-b"}, {From: "site-b", To: "site-a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	objects, err := cutObjects(cuts, bedTopology(StorageBtrfs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []chaosv1alpha1.NetworkChaos{
+		partitionChaos(Hub, SiteB, []string{"baton-hub-control-plane"}, []string{"10.250.0.4"}, false),
+		partitionChaos(SiteA, SiteB, []string{"baton-site-a-control-plane"}, []string{"10.250.0.4"}, true),
+	}
+	if !reflect.DeepEqual(objects, want) {
+		t.Fatalf("objects %+v, want %+v", objects, want)
+	}
+	if objects[0].Name != "partition-baton-hub-baton-site-b" || objects[1].Name != "partition-baton-site-a-baton-site-b" {
+		t.Errorf("names %s, %s", objects[0].Name, objects[1].Name)
+	}
+}
+
+// On a zfs-drbd bed a cut between the sites holds every node of each: each
+// of site A's three nodes drops what it sends to, and receives from, each
+// of site B's three addresses, and nothing inside a site (DRBD's own
+// traffic between a site's storage nodes) or to the hub.
+func TestAZFSDRBDCutHoldsEveryNodeOfBothSites(t *testing.T) {
+	topology := bedTopology(StorageZFSDRBD)
+	cuts, err := chaosCuts([]bed.Path{{From: "site-a", To: "site-b"}, {From: "site-b", To: "site-a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	objects, err := cutObjects(cuts, topology)
+	if err != nil || len(objects) != 1 || objects[0].Name != "partition-baton-site-a-baton-site-b" {
+		t.Fatalf("objects %+v, err %v", objects, err)
+	}
+	spec := objects[0].Spec
+	if !slices.Equal(spec.Selector.Nodes, StorageZFSDRBD.nodeNames(SiteA)) || len(spec.ExternalTargets) != 3 {
+		t.Fatalf("selects %v, targets %v", spec.Selector.Nodes, spec.ExternalTargets)
+	}
+	var names []string
+	for _, c := range Clusters() {
+		for _, n := range topology[c.Name] {
+			names = append(names, n.name)
+		}
+	}
+	tables, err := nodeTables(objects, names)
+	if err != nil || len(tables) != 7 {
+		t.Fatalf("%d tables, err %v", len(tables), err)
+	}
+	for _, c := range Clusters() {
+		for _, n := range topology[c.Name] {
+			table := tables[n.name]
+			if c.Name != SiteA.Name {
+				if table != chaosRules(nil) {
+					t.Errorf("%s holds rules:\n%s", n.name, table)
+				}
+				continue
+			}
+			for _, other := range topology[SiteB.Name] {
+				for _, want := range []string{"ip daddr " + other.address + " counter drop", "ip saddr " + other.address + " counter drop"} {
+					if !strings.Contains(table, want) {
+						t.Errorf("%s lacks %q:\n%s", n.name, want, table)
+					}
+				}
+			}
+			for _, inside := range append(slices.Clone(topology[SiteA.Name]), topology[Hub.Name]...) {
+				if strings.Contains(table, " "+inside.address+" ") {
+					t.Errorf("%s cuts %s (%s):\n%s", n.name, inside.name, inside.address, table)
+				}
+			}
+		}
+	}
+	if _, err := cutObjects(cuts, map[string][]nodeAddress{SiteA.Name: topology[SiteA.Name]}); err == nil {
+		t.Error("a cut toward a cluster without nodes was made")
 	}
 }

@@ -37,29 +37,54 @@ func (b *Bed) applyCuts(cuts []bed.Path) error {
 	if err != nil {
 		return err
 	}
-	objects := make([]chaosv1alpha1.NetworkChaos, 0, len(pairs))
-	for _, c := range pairs {
-		address, _, err := nodeContainer(context.Background(), c.to)
-		if err != nil {
-			return err
-		}
-		objects = append(objects, partitionChaos(c.from, c.to, address, c.bothWays))
+	nodesOf, err := addressedNodes(context.Background())
+	if err != nil {
+		return err
 	}
-	slices.SortFunc(objects, func(x, y chaosv1alpha1.NetworkChaos) int { return strings.Compare(x.Name, y.Name) })
+	objects, err := cutObjects(pairs, nodesOf)
+	if err != nil {
+		return err
+	}
 	b.tellLifted(objects)
 	return applyChaos(objects)
 }
 
-// chaosCut is what one NetworkChaos object cuts: from's node drops what it
-// sends to to's address, and what it receives from there when both ways.
+// cutObjects are the NetworkChaos objects of the cuts, by name: each one
+// selects every node of its from cluster and targets every node address
+// of its to cluster (nodesOf, by cluster name), so that a cut holds
+// whichever nodes the two sides' pods, agents and NodePorts use. A cluster
+// without nodes is refused: its cut would cut nothing.
+func cutObjects(cuts []chaosCut, nodesOf map[string][]nodeAddress) ([]chaosv1alpha1.NetworkChaos, error) {
+	objects := make([]chaosv1alpha1.NetworkChaos, 0, len(cuts))
+	for _, c := range cuts {
+		from, to := nodesOf[c.from.Name], nodesOf[c.to.Name]
+		if len(from) == 0 || len(to) == 0 {
+			return nil, fmt.Errorf("cutting %s from %s: %s has %d nodes, %s %d", c.from.Name, c.to.Name, c.from.Name, len(from), c.to.Name, len(to))
+		}
+		var names, addresses []string
+		for _, n := range from {
+			names = append(names, n.name)
+		}
+		for _, n := range to {
+			addresses = append(addresses, n.address)
+		}
+		objects = append(objects, partitionChaos(c.from, c.to, names, addresses, c.bothWays))
+	}
+	slices.SortFunc(objects, func(x, y chaosv1alpha1.NetworkChaos) int { return strings.Compare(x.Name, y.Name) })
+	return objects, nil
+}
+
+// chaosCut is what one NetworkChaos object cuts: from's nodes drop what
+// they send to to's nodes' addresses, and what they receive from there
+// when both ways.
 type chaosCut struct {
 	from, to Cluster
 	bothWays bool
 }
 
 // chaosCuts are the objects' cuts that make the paths what cuts say: one a
-// path cut, on the node of the endpoint that sends; where both paths between
-// two endpoints are cut, one both ways on a site's node -- the first site's
+// path cut, on the nodes of the endpoint that sends; where both paths between
+// two endpoints are cut, one both ways on a site's nodes -- the first site's
 // between the sites -- as the scenarios cut a site off ("partition site-a
 // from hub"), so that its object is named for the site.
 func chaosCuts(cuts []bed.Path) ([]chaosCut, error) {

@@ -14,6 +14,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/kind/pkg/cluster/nodes"
 	"sigs.k8s.io/kind/pkg/cluster/nodeutils"
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
@@ -31,7 +32,7 @@ const hostDir = "/var/lib/baton-realbed"
 const vrSchedulingInterval = "10s"
 
 // installLimit bounds one release's install or upgrade, and then the wait
-// for the site's storage node and the driver's registration with kubelet.
+// for the site's storage nodes and the driver's registration with kubelet.
 const installLimit = 5 * time.Minute
 
 // site's release as the bed installs it: what differs from the chart's
@@ -125,9 +126,9 @@ func (in *Infra) target(c Cluster) (chart.Target, error) {
 	return chart.Target{Config: config, Wait: true, Timeout: installLimit}, nil
 }
 
-// install loads the image into the site's node and installs (or upgrades)
+// install loads the image into the site's nodes and installs (or upgrades)
 // the chart's release there with values, then waits until the site's
-// storage node is Ready and kubelet knows the driver.
+// storage nodes are Ready and kubelet knows the driver on each.
 func (in *Infra) install(ctx context.Context, c Cluster, image string, values chart.Values) (string, error) {
 	if err := loadImage(ctx, c, image); err != nil {
 		return "", err
@@ -206,11 +207,11 @@ func (in *Infra) installAwaitingHub(ctx context.Context, c Cluster, t chart.Targ
 	return fmt.Sprintf("release %s revision %d (%s), operator Available; its storage cluster awaits the hub", rel.Name, rel.Version, values.Image.Tag), nil
 }
 
-// loadImage puts the image into the node's containerd, as kind load
-// docker-image does (docker save streamed into the node), unless the node
-// has it already.
+// loadImage puts the image into the containerd of every node of the
+// cluster, as kind load docker-image does (docker save streamed into the
+// node), unless the node has it already: a pod may run on any of them.
 func loadImage(ctx context.Context, c Cluster, image string) error {
-	n, err := node(c)
+	list, err := clusterNodes(c)
 	if err != nil {
 		return err
 	}
@@ -218,6 +219,17 @@ func loadImage(ctx context.Context, c Cluster, image string) error {
 	if err != nil {
 		return fmt.Errorf("the image %s is missing from the private dockerd (ci/realbed/baton-image.sh builds it)", image)
 	}
+	for _, n := range list {
+		if err := loadImageInto(ctx, c, n, image, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// loadImageInto loads the image, whose ID is id, into the node unless it
+// has it.
+func loadImageInto(ctx context.Context, c Cluster, n nodes.Node, image, id string) error {
 	if have, err := nodeutils.ImageID(n, image); err == nil && have == id {
 		return nil
 	}
@@ -239,13 +251,14 @@ func loadImage(ctx context.Context, c Cluster, image string) error {
 		return fmt.Errorf("%s: docker save %s: %w: %s", c.Name, image, err, strings.TrimSpace(stderr.String()))
 	}
 	if loadErr != nil {
-		return fmt.Errorf("%s: loading %s into its node: %w", c.Name, image, loadErr)
+		return fmt.Errorf("%s: loading %s into its node %s: %w", c.Name, image, n, loadErr)
 	}
 	return nil
 }
 
-// siteReady waits until the site's storage cluster reports a Ready node
-// and kubelet has registered the CSI driver on the node.
+// siteReady waits until the site's storage cluster reports every storage
+// node the mode places Ready and kubelet has registered the CSI driver on
+// each of them (siteWaiting).
 func (in *Infra) siteReady(ctx context.Context, c Cluster) error {
 	clientset, _, err := in.Client(c)
 	if err != nil {
@@ -255,23 +268,53 @@ func (in *Infra) siteReady(ctx context.Context, c Cluster) error {
 	if err != nil {
 		return err
 	}
+	storageNodes := in.Storage.StorageNodes(c)
 	return poll.Until(ctx, installLimit, func() (bool, string) {
 		var clusters v1.StorageClusterList
 		if err := objects.List(ctx, &clusters, client.InNamespace("baton-system")); err != nil {
 			return false, err.Error()
 		}
-		if len(clusters.Items) == 0 || clusters.Items[0].Status.ReadyNodeCount < 1 {
-			return false, "the storage cluster has no Ready node yet"
-		}
-		node, err := clientset.StorageV1().CSINodes().Get(ctx, c.Node(), metav1.GetOptions{})
+		csiNodes, err := clientset.StorageV1().CSINodes().List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return false, err.Error()
 		}
-		if !slices.ContainsFunc(node.Spec.Drivers, func(d storagev1.CSINodeDriver) bool { return d.Name == "csi.baton-dr.io" }) {
-			return false, "kubelet has not registered csi.baton-dr.io yet"
-		}
-		return true, ""
+		waiting := siteWaiting(storageNodes, clusters.Items, csiNodes.Items)
+		return waiting == "", waiting
 	})
+}
+
+// csiDriver is the name baton's CSI driver registers with kubelet.
+const csiDriver = "csi.baton-dr.io"
+
+// siteWaiting says what a site's readiness still waits for, "" once
+// nothing: its storage cluster counting as many Ready nodes as the mode
+// places storage nodes, and kubelet's registration of the CSI driver on
+// each of those nodes (the node DaemonSet runs there: on the one node of a
+// btrfs site, on a zfs-drbd site's storage workers, never its control
+// plane).
+func siteWaiting(storageNodes []string, clusters []v1.StorageCluster, csiNodes []storagev1.CSINode) string {
+	if len(storageNodes) == 0 {
+		panic("siteWaiting: a site without storage nodes")
+	}
+	if len(clusters) == 0 {
+		return "the site has no storage cluster yet"
+	}
+	if ready := clusters[0].Status.ReadyNodeCount; int(ready) < len(storageNodes) {
+		return fmt.Sprintf("the storage cluster has %d Ready nodes of %d (%s)", ready, len(storageNodes), strings.Join(storageNodes, ", "))
+	}
+	var unregistered []string
+	for _, name := range storageNodes {
+		registered := slices.ContainsFunc(csiNodes, func(n storagev1.CSINode) bool {
+			return n.Name == name && slices.ContainsFunc(n.Spec.Drivers, func(d storagev1.CSINodeDriver) bool { return d.Name == csiDriver })
+		})
+		if !registered {
+			unregistered = append(unregistered, name)
+		}
+	}
+	if len(unregistered) > 0 {
+		return fmt.Sprintf("kubelet has not registered %s on %s yet", csiDriver, strings.Join(unregistered, ", "))
+	}
+	return ""
 }
 
 // Deploy installs baton's Helm chart (deploy/chart, through Helm's Go API)

@@ -20,12 +20,13 @@ import (
 const chaosTable = "inet baton-chaos"
 
 // A fault is described as chaos-mesh describes it -- a NetworkChaos
-// object (chaos.go) -- and injected here: each object selects one node of
-// the bed (selector.nodes) and names the addresses it cuts
-// (externalTargets); the node's table holds one rule per object and
-// target: an egress chain (postrouting, after the service NAT, so pods'
-// packets and NodePorts' replies are caught as well as the node's own)
-// for direction to, an ingress chain (prerouting, before conntrack's NAT)
+// object (chaos.go) -- and injected here: each object selects nodes of
+// the bed (selector.nodes: every node of the side it cuts off) and names
+// the addresses it cuts (externalTargets: every node of the other side);
+// each selected node's table holds one rule per object and target: an
+// egress chain (postrouting, after the service NAT, so pods' packets and
+// NodePorts' replies are caught as well as the node's own) for direction
+// to, an ingress chain (prerouting, before conntrack's NAT)
 // for from, both for both. A partition drops; a loss drops its share
 // (nft's numgen). The first two statements make the load idempotent
 // (nft's own idiom): the table made if missing, deleted, then made whole.
@@ -64,66 +65,138 @@ type nftRule struct {
 	lossPercent int
 }
 
-// node is kind's handle on the cluster's one node: commands run in its
-// namespaces through the node provider, as kind's own actions run.
-func node(c Cluster) (nodes.Node, error) {
+// clusterNodes are kind's handles on every node of the cluster, by name:
+// commands run in their namespaces through the node provider, as kind's
+// own actions run. A btrfs site and the hub have one node; a zfs-drbd
+// site three (StorageMode.kindNodes).
+func clusterNodes(c Cluster) ([]nodes.Node, error) {
 	list, err := provider(io.Discard).ListNodes(c.Name)
 	if err != nil {
 		return nil, fmt.Errorf("%s: its nodes: %w", c.Name, err)
 	}
-	if len(list) != 1 {
-		return nil, fmt.Errorf("%s: %d nodes, the bed's clusters have one", c.Name, len(list))
+	if len(list) == 0 {
+		return nil, fmt.Errorf("%s: no node (is the bed up? make realbed)", c.Name)
 	}
-	return list[0], nil
+	slices.SortFunc(list, func(x, y nodes.Node) int { return strings.Compare(x.String(), y.String()) })
+	return list, nil
 }
 
-// nodeRun runs a command in the cluster's node with stdin, returning its
-// output; kind's RunError carries the command and its output.
-func nodeRun(c Cluster, stdin string, name string, args ...string) (string, error) {
-	n, err := node(c)
-	if err != nil {
-		return "", err
+// bedNodes are the nodes of every cluster of the bed, the hub's first.
+func bedNodes() ([]nodes.Node, error) {
+	var all []nodes.Node
+	for _, c := range Clusters() {
+		list, err := clusterNodes(c)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, list...)
 	}
+	return all, nil
+}
+
+// nodeAddress is one node of a cluster as a partition names it: kind's
+// name of it (what a NetworkChaos selects) and its address on the bed's
+// network (what one cuts).
+type nodeAddress struct{ name, address string }
+
+// addressedNodes are every cluster's nodes with their addresses, by the
+// cluster's name.
+func addressedNodes(ctx context.Context) (map[string][]nodeAddress, error) {
+	out := map[string][]nodeAddress{}
+	for _, c := range Clusters() {
+		list, err := clusterNodes(c)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range list {
+			address, _, err := containerOnNetwork(ctx, c, n.String())
+			if err != nil {
+				return nil, err
+			}
+			out[c.Name] = append(out[c.Name], nodeAddress{name: n.String(), address: address})
+		}
+	}
+	return out, nil
+}
+
+// nodeRun runs a command in the node with stdin, returning its output;
+// kind's RunError carries the command and its output.
+func nodeRun(n nodes.Node, stdin string, name string, args ...string) (string, error) {
 	var out bytes.Buffer
 	cmd := n.Command(name, args...).SetStdin(strings.NewReader(stdin)).SetStdout(&out).SetStderr(&out)
 	if err := cmd.Run(); err != nil {
 		if run, ok := err.(*kindexec.RunError); ok {
-			return out.String(), fmt.Errorf("%s: %s: %w: %s", c.Name, strings.Join(run.Command, " "), err, strings.TrimSpace(out.String()))
+			return out.String(), fmt.Errorf("%s: %s: %w: %s", n, strings.Join(run.Command, " "), err, strings.TrimSpace(out.String()))
 		}
-		return out.String(), fmt.Errorf("%s: %s: %w", c.Name, name, err)
+		return out.String(), fmt.Errorf("%s: %s: %w", n, name, err)
 	}
 	return out.String(), nil
 }
 
 // applyChaos makes every node's table say exactly what the objects ask
-// of it.
+// of it: a node no object selects gets an empty table.
 func applyChaos(objects []chaosv1alpha1.NetworkChaos) error {
-	perNode := map[string][]nftRule{}
-	for _, o := range objects {
-		node, rules, err := nftRules(o)
-		if err != nil {
-			return err
-		}
-		perNode[node] = append(perNode[node], rules...)
+	all, err := bedNodes()
+	if err != nil {
+		return err
 	}
-	for _, c := range Clusters() {
-		if _, err := nodeRun(c, chaosRules(perNode[c.Node()]), "nft", "-f", "-"); err != nil {
+	names := make([]string, 0, len(all))
+	for _, n := range all {
+		names = append(names, n.String())
+	}
+	tables, err := nodeTables(objects, names)
+	if err != nil {
+		return err
+	}
+	for _, n := range all {
+		if _, err := nodeRun(n, tables[n.String()], "nft", "-f", "-"); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// nodeTables are the chaos tables of the bed's nodes (names, the nodes
+// kind lists now), one per node, that the objects make: every node a table
+// (an empty one heals it), each selected node the rules of every object
+// that selects it. An object selecting a node the bed does not run now is
+// refused, so that no cut is believed made that was not.
+func nodeTables(objects []chaosv1alpha1.NetworkChaos, names []string) (map[string]string, error) {
+	perNode := map[string][]nftRule{}
+	for _, o := range objects {
+		selected, rules, err := nftRules(o)
+		if err != nil {
+			return nil, err
+		}
+		for _, node := range selected {
+			if !slices.Contains(names, node) {
+				return nil, fmt.Errorf("NetworkChaos %s selects the node %s, which the bed does not run (its nodes: %s)",
+					o.Name, node, strings.Join(names, ", "))
+			}
+			perNode[node] = append(perNode[node], rules...)
+		}
+	}
+	tables := make(map[string]string, len(names))
+	for _, node := range names {
+		tables[node] = chaosRules(perNode[node])
+	}
+	return tables, nil
+}
+
 // leftoverCuts names the nodes that hold the bed's chaos table now.
 func leftoverCuts() ([]string, error) {
+	all, err := bedNodes()
+	if err != nil {
+		return nil, err
+	}
 	var left []string
-	for _, c := range Clusters() {
-		out, err := nodeRun(c, "", "nft", "list", "tables")
+	for _, n := range all {
+		out, err := nodeRun(n, "", "nft", "list", "tables")
 		if err != nil {
 			return nil, err
 		}
 		if strings.Contains(out, "table "+chaosTable) {
-			left = append(left, c.Node())
+			left = append(left, n.String())
 		}
 	}
 	return left, nil
@@ -150,18 +223,23 @@ func (b *Bed) leftoverPartitions(ctx context.Context) error {
 
 // droppedPackets reads, from every node's table, how many packets each
 // object's rules dropped so far, by the object's name (the rules'
-// comment): the evidence that a partition cut what it names.
+// comment), summed over the nodes it selects: the evidence that a
+// partition cut what it names.
 func droppedPackets() (map[string]uint64, error) {
+	all, err := bedNodes()
+	if err != nil {
+		return nil, err
+	}
 	dropped := map[string]uint64{}
-	for _, c := range Clusters() {
-		tables, err := nodeRun(c, "", "nft", "list", "tables")
+	for _, n := range all {
+		tables, err := nodeRun(n, "", "nft", "list", "tables")
 		if err != nil {
 			return nil, err
 		}
 		if !strings.Contains(tables, "table "+chaosTable) {
 			continue
 		}
-		out, err := nodeRun(c, "", "nft", "list", "table", "inet", "baton-chaos")
+		out, err := nodeRun(n, "", "nft", "list", "table", "inet", "baton-chaos")
 		if err != nil {
 			return nil, err
 		}

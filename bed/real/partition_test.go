@@ -1,6 +1,11 @@
 package real
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	chaosv1alpha1 "github.com/chaos-mesh/chaos-mesh/api/v1alpha1"
+)
 
 // TestParseCountersSumsEachObjectsRules reads a listing as nft prints the
 // chaos table back: one object's egress and ingress rules summed, a loss
@@ -27,5 +32,31 @@ func TestParseCountersSumsEachObjectsRules(t *testing.T) {
 		if got[name] != n {
 			t.Errorf("%s: %d packets, want %d", name, got[name], n)
 		}
+	}
+}
+
+// TestEveryNodeGetsATableAndOnlyTheBedsAreSelected: healing (no objects)
+// empties every node's table, the workers' too; an object selecting a node
+// the bed does not run now -- a zfs-drbd worker on a btrfs bed -- or one no
+// mode makes is refused rather than cut nothing.
+func TestEveryNodeGetsATableAndOnlyTheBedsAreSelected(t *testing.T) {
+	names := append(StorageZFSDRBD.nodeNames(SiteA), Hub.Node())
+	tables, err := nodeTables(nil, names)
+	if err != nil || len(tables) != len(names) {
+		t.Fatalf("tables %v, err %v", tables, err)
+	}
+	for _, name := range names {
+		if tables[name] != chaosRules(nil) {
+			t.Errorf("%s: healing renders %q", name, tables[name])
+		}
+	}
+	worker := partitionChaos(SiteA, SiteB, StorageZFSDRBD.StorageNodes(SiteA), []string{"10.250.0.4"}, false)
+	if _, err := nodeTables([]chaosv1alpha1.NetworkChaos{worker}, []string{Hub.Node(), SiteA.Node(), SiteB.Node()}); err == nil ||
+		!strings.Contains(err.Error(), "baton-site-a-worker") {
+		t.Errorf("a worker the bed does not run: %v", err)
+	}
+	stranger := partitionChaos(SiteA, SiteB, []string{SiteA.Node(), "baton-site-a-worker3"}, []string{"10.250.0.4"}, false)
+	if _, _, err := nftRules(stranger); err == nil {
+		t.Error("a node no mode makes was accepted")
 	}
 }

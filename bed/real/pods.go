@@ -20,19 +20,25 @@ import (
 	"github.com/baton-dr/baton/workload"
 )
 
-// nodeContainer reads the node container's address on the bed's network
-// and the host PID of its init process.
+// nodeContainer reads the cluster's control-plane container's address on
+// the bed's network and the host PID of its init process.
 func nodeContainer(ctx context.Context, c Cluster) (ip string, pid int, err error) {
-	out, err := docker(ctx, "inspect", "--format", "{{.State.Pid}} {{(index .NetworkSettings.Networks \""+KindNetwork+"\").IPAddress}}", c.Node())
+	return containerOnNetwork(ctx, c, c.Node())
+}
+
+// containerOnNetwork reads the address on the bed's network and the host
+// PID of the init process of the cluster's node container named node.
+func containerOnNetwork(ctx context.Context, c Cluster, node string) (ip string, pid int, err error) {
+	out, err := docker(ctx, "inspect", "--format", "{{.State.Pid}} {{(index .NetworkSettings.Networks \""+KindNetwork+"\").IPAddress}}", node)
 	if err != nil {
-		return "", 0, fmt.Errorf("%s: its node container: %w", c.Name, err)
+		return "", 0, fmt.Errorf("%s: its node container %s: %w", c.Name, node, err)
 	}
 	fields := strings.Fields(out)
 	if len(fields) != 2 {
-		return "", 0, fmt.Errorf("%s: its node container is not on the network %s (%q)", c.Name, KindNetwork, out)
+		return "", 0, fmt.Errorf("%s: its node container %s is not on the network %s (%q)", c.Name, node, KindNetwork, out)
 	}
 	if pid, err = strconv.Atoi(fields[0]); err != nil || pid <= 0 {
-		return "", 0, fmt.Errorf("%s: its node container is not running (pid %q)", c.Name, fields[0])
+		return "", 0, fmt.Errorf("%s: its node container %s is not running (pid %q)", c.Name, node, fields[0])
 	}
 	return fields[1], pid, nil
 }

@@ -37,8 +37,9 @@ const restartLimit = 3 * time.Minute
 
 // restartCSI deletes the pods that read the CSI secret at their start --
 // the CSI controller and the node DaemonSet's (the node agent, the node
-// plugin, the registrar) -- and waits until their successors are Ready and
-// kubelet knows the driver again.
+// plugin, the registrar) -- and waits until their successors are Ready:
+// the controller's, and the DaemonSet's on every storage node the mode
+// places.
 func (in *Infra) restartCSI(ctx context.Context, c Cluster) error {
 	client, _, err := in.Client(c)
 	if err != nil {
@@ -60,7 +61,7 @@ func (in *Infra) restartCSI(ctx context.Context, c Cluster) error {
 	ctx, cancel := context.WithTimeout(ctx, restartLimit)
 	defer cancel()
 	for {
-		waiting, err := csiNotReady(ctx, client, old)
+		waiting, err := csiNotReady(ctx, client, old, len(in.Storage.StorageNodes(c)))
 		if err == nil && waiting == "" {
 			return nil
 		}
@@ -73,11 +74,15 @@ func (in *Infra) restartCSI(ctx context.Context, c Cluster) error {
 }
 
 // csiNotReady says which of the CSI driver's pods are not Ready yet, none
-// of them one of old.
-func csiNotReady(ctx context.Context, client kubernetes.Interface, old []string) (string, error) {
+// of them one of old: the controller's one, and nodePods of the node
+// DaemonSet's (one a storage node).
+func csiNotReady(ctx context.Context, client kubernetes.Interface, old []string, nodePods int) (string, error) {
 	var waiting []string
-	for _, app := range []string{"baton-csi-controller", "baton-node"} {
-		pods, err := client.CoreV1().Pods("baton-system").List(ctx, metav1.ListOptions{LabelSelector: "app=" + app})
+	for _, d := range []struct {
+		app  string
+		want int
+	}{{"baton-csi-controller", 1}, {"baton-node", nodePods}} {
+		pods, err := client.CoreV1().Pods("baton-system").List(ctx, metav1.ListOptions{LabelSelector: "app=" + d.app})
 		if err != nil {
 			return "", err
 		}
@@ -91,8 +96,8 @@ func csiNotReady(ctx context.Context, client kubernetes.Interface, old []string)
 				ready++
 			}
 		}
-		if ready == 0 {
-			waiting = append(waiting, app+" has no Ready pod")
+		if ready < d.want {
+			waiting = append(waiting, fmt.Sprintf("%s has %d Ready pods of %d", d.app, ready, d.want))
 		}
 	}
 	return strings.Join(waiting, ", "), nil

@@ -283,6 +283,15 @@ func (mode StorageMode) StorageNodes(c Cluster) []string {
 	return []string{c.Node()}
 }
 
+// nodeNames are the names of the cluster's kind nodes (kindNodes): its
+// control plane, then a zfs-drbd site's storage workers.
+func (mode StorageMode) nodeNames(c Cluster) []string {
+	if mode != StorageZFSDRBD {
+		return []string{c.Node()}
+	}
+	return append([]string{c.Node()}, mode.StorageNodes(c)...)
+}
+
 // workerPodCIDR is the i-th worker's pod range: the /24 after the control
 // plane's (Cluster.NodePodCIDR), one per node, which its own static CNI
 // config hands out (kind's CNI, kindnet, is not served here).

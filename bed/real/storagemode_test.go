@@ -217,6 +217,9 @@ func TestZFSDRBDSitesHaveTwoStorageWorkers(t *testing.T) {
 		if got := StorageZFSDRBD.StorageNodes(c); !slices.Equal(got, []string{c.Name + "-worker", c.Name + "-worker2"}) {
 			t.Errorf("%s: storage nodes %v", c.Name, got)
 		}
+		if got := StorageZFSDRBD.nodeNames(c); !slices.Equal(got, []string{c.Node(), c.Name + "-worker", c.Name + "-worker2"}) {
+			t.Errorf("%s: nodes %v", c.Name, got)
+		}
 		ranges := map[netip.Prefix]string{c.NodePodCIDR(): c.Node()}
 		if err := StorageZFSDRBD.writeWorkerCNIConfigs(c, paths); err != nil {
 			t.Fatal(err)
