@@ -362,7 +362,8 @@ func (b *Bed) Where(name string) (string, error) {
 	return a.site, nil
 }
 
-// Pod tells on which node the application's pod runs: each site has one.
+// Pod tells on which node the application's pod runs, as the site's
+// scheduler placed it.
 func (b *Bed) Pod(name string) (string, error) {
 	site, err := b.Where(name)
 	if err != nil {
@@ -372,7 +373,7 @@ func (b *Bed) Pod(name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return s.Node(), nil
+	return b.appPodNode(context.Background(), s, b.apps[name])
 }
 
 func (b *Bed) app(name string) (*app, error) {

@@ -114,8 +114,8 @@ type site struct {
 	client  kubernetes.Interface
 	objects client.Client // the site's objects, csi-addons' VolumeReplications among them
 	store   *sitecontroller.Store
-	nodeIP  string
-	nodePID int // the node container's init process, whose root holds kubelet's paths
+	nodeIP  string // the control plane's address: the NodePorts answer on it
+	nodePID int    // the control-plane container's init process, whose root holds kubelet's paths for its pods
 }
 
 // New attaches to the running bed: it checks that baton runs in both sites
@@ -244,13 +244,14 @@ func (b *Bed) Sites() []string { return []string{SiteA.Site, SiteB.Site} }
 // Now is the wall clock.
 func (b *Bed) Now() time.Time { return time.Now() }
 
-// Nodes lists a site's storage nodes: each site has one.
+// Nodes lists a site's storage nodes, those the bed's storage mode places:
+// a btrfs site's one node, a zfs-drbd site's two workers.
 func (b *Bed) Nodes(name string) []string {
 	s, err := b.site(name)
 	if err != nil {
 		return nil
 	}
-	return []string{s.Node()}
+	return b.infra.Storage.StorageNodes(s.Cluster)
 }
 
 func (b *Bed) site(name string) (*site, error) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -193,12 +194,19 @@ func batonImage(ctx context.Context, s *site) (string, error) {
 }
 
 // openDevices opens, from the host, the block devices kubelet published
-// into the pod: the CSI node plugin bind-mounted each volume's loop device
-// on its publish path, which the node container's root shows.
+// into the pod: the CSI node plugin bind-mounted each volume's device on
+// its publish path, which the root of the node container the pod runs on
+// shows.
 func (b *Bed) openDevices(s *site, a *app, podUID string) (workload.Devices, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), claimLimit)
+	defer cancel()
+	pid, err := b.podNodePID(ctx, s, a)
+	if err != nil {
+		return nil, err
+	}
 	devices := workload.Devices{}
 	for _, v := range a.volumes {
-		path := filepath.Join(fmt.Sprintf("/proc/%d/root", s.nodePID), "var/lib/kubelet/plugins/kubernetes.io/csi/volumeDevices/publish",
+		path := filepath.Join(fmt.Sprintf("/proc/%d/root", pid), "var/lib/kubelet/plugins/kubernetes.io/csi/volumeDevices/publish",
 			v.pv[s.Site], podUID)
 		f, err := os.OpenFile(path, os.O_RDWR, 0)
 		if err != nil {
@@ -208,6 +216,60 @@ func (b *Bed) openDevices(s *site, a *app, podUID string) (workload.Devices, err
 		devices[v.name] = blockDevice{f}
 	}
 	return devices, nil
+}
+
+// podNodePID is the host PID of the init process of the node container
+// the application's pod runs on (the control plane's, which the site
+// keeps, on a one-node site).
+func (b *Bed) podNodePID(ctx context.Context, s *site, a *app) (int, error) {
+	node, err := b.appPodNode(ctx, s, a)
+	if err != nil {
+		return 0, err
+	}
+	if node == s.Node() {
+		return s.nodePID, nil
+	}
+	_, pid, err := containerOnNetwork(ctx, s.Cluster, node)
+	return pid, err
+}
+
+// appPodNode is the node the site's scheduler put the application's pods
+// on: its model's pod (app=NAME, startPod's), or its own
+// (app.kubernetes.io/instance=NAME, the application's charts').
+func (b *Bed) appPodNode(ctx context.Context, s *site, a *app) (string, error) {
+	selector := "app=" + a.spec.Name
+	if a.web != nil {
+		selector = "app.kubernetes.io/instance=" + a.spec.Name
+	}
+	pods, err := s.client.CoreV1().Pods(b.namespace()).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		return "", fmt.Errorf("%s: %s's pods: %w", s.Name, a.spec.Name, err)
+	}
+	node, err := podsNode(pods.Items)
+	if err != nil {
+		return "", fmt.Errorf("%s: %s: %w", s.Name, a.spec.Name, err)
+	}
+	return node, nil
+}
+
+// podsNode is the one node the pods are scheduled on; pods on none yet, or
+// on several nodes, are an error (an application's pods share its volumes'
+// node here).
+func podsNode(pods []corev1.Pod) (string, error) {
+	var nodes []string
+	for _, p := range pods {
+		if p.DeletionTimestamp == nil && p.Spec.NodeName != "" && !slices.Contains(nodes, p.Spec.NodeName) {
+			nodes = append(nodes, p.Spec.NodeName)
+		}
+	}
+	slices.Sort(nodes)
+	switch len(nodes) {
+	case 0:
+		return "", fmt.Errorf("none of its %d pods is scheduled on a node", len(pods))
+	case 1:
+		return nodes[0], nil
+	}
+	return "", fmt.Errorf("its pods run on %d nodes (%s)", len(nodes), strings.Join(nodes, ", "))
 }
 
 // deletePod deletes the application's pod and waits until it is gone:
