@@ -14,7 +14,8 @@ import (
 // means one thing on every site (issue 16: with one pod subnet for both,
 // site A's controller's pod IP answered, from site B, with B's own).
 type Cluster struct {
-	// Name is kind's cluster name; its one node is <Name>-control-plane.
+	// Name is kind's cluster name; its control plane is <Name>-control-plane,
+	// its only node but in a zfs-drbd site (StorageMode.kindNodes).
 	Name string
 	// Site is the scenario's name of the site ("site-a"); "" for the hub.
 	Site string
@@ -31,7 +32,9 @@ type Cluster struct {
 	ChartID chain.ClusterID
 }
 
-// Node is the name of the cluster's one node (its container too).
+// Node is the name of the cluster's control plane (its container too): its
+// one node on the hub and in a btrfs site; a zfs-drbd site's storage nodes
+// are its workers (StorageMode.StorageNodes).
 func (c Cluster) Node() string { return c.Name + "-control-plane" }
 
 // NodePodCIDR is the first /24 of the pod subnet: the podCIDR the
