@@ -26,10 +26,10 @@ const chaosTable = "inet baton-chaos"
 // each selected node's table holds one rule per object and target: an
 // egress chain (postrouting, after the service NAT, so pods' packets and
 // NodePorts' replies are caught as well as the node's own) for direction
-// to, an ingress chain (prerouting, before conntrack's NAT)
-// for from, both for both. A partition drops; a loss drops its share
-// (nft's numgen). The first two statements make the load idempotent
-// (nft's own idiom): the table made if missing, deleted, then made whole.
+// to, an ingress chain (prerouting, before conntrack's NAT) for from,
+// both for both. A partition drops; a loss drops its share (nft's
+// numgen). The first two statements make the load idempotent (nft's own
+// idiom): the table made if missing, deleted, then made whole.
 func chaosRules(rules []nftRule) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "table %s\ndelete table %s\n", chaosTable, chaosTable)
