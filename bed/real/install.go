@@ -441,12 +441,14 @@ func (in *Infra) registerPeers(ctx context.Context, image string, ca *bedCA) err
 		return err
 	}
 	return in.eachSite(func(c Cluster) error {
-		if !slices.ContainsFunc(changed, func(x Cluster) bool { return x.Name == c.Name }) {
-			return nil
+		if slices.ContainsFunc(changed, func(x Cluster) bool { return x.Name == c.Name }) {
+			if err := in.phase("restart "+c.Name+"'s CSI driver on its new secret", func() (string, error) {
+				return "", in.restartCSI(ctx, c)
+			}); err != nil {
+				return err
+			}
 		}
-		return in.phase("restart "+c.Name+"'s CSI driver on its new secret", func() (string, error) {
-			return "", in.restartCSI(ctx, c)
-		})
+		return in.phase("csi-addons in "+c.Name, func() (string, error) { return in.addonsConnected(ctx, c) })
 	})
 }
 
