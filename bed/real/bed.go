@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -83,7 +84,7 @@ type Bed struct {
 	infra   *Infra
 	started time.Time
 	sites   []*site
-	run     string // names the run's namespaces
+	run     string // names the run's namespaces and its chaos table
 
 	apps     map[string]*app
 	appOrder []string
@@ -100,8 +101,11 @@ type Bed struct {
 	lastCheck time.Time
 	// lastProgress is when the bed last said what it waits for.
 	lastProgress time.Time
-	closeOnce    sync.Once
-	closeErr     error
+	// besides are the cuts the beds beside this one had made when it last
+	// looked (observe).
+	besides   []bed.Path
+	closeOnce sync.Once
+	closeErr  error
 }
 
 var _ bed.Bed = (*Bed)(nil)
@@ -123,10 +127,11 @@ type site struct {
 // there, and that no partition is left over from a crashed run.
 func New(infra *Infra, options Options) (b *Bed, err error) {
 	b = &Bed{options: options.withDefaults(), infra: infra, started: time.Now(), apps: map[string]*app{},
-		checker: chain.NewChecker(), shippedAt: map[chain.Ref]time.Time{}, run: fmt.Sprintf("%x", time.Now().Unix()%0xffffff)}
+		checker: chain.NewChecker(), shippedAt: map[chain.Ref]time.Time{}, run: newRun()}
 	b.partitions = &bed.Partitions{Sites: b.Sites(), Apply: b.applyCuts, Event: b.event, Violate: b.violate}
 	b.Partitioner = b.partitions
-	b.ramen = &ramen.Driver{Sites: b.Sites(), Reaches: b.partitions.Reaches,
+	inForce.own(b.chaosTable())
+	b.ramen = &ramen.Driver{Sites: b.Sites(), Reaches: b.reaches,
 		Until: b.pump, Limit: b.options.ActionLimit, Event: b.event, Violate: b.violate, TellWishes: true}
 	defer func() {
 		if err != nil {
@@ -199,6 +204,9 @@ func (b *Bed) attach(ctx context.Context, c Cluster) (*site, error) {
 func (b *Bed) Close() error {
 	b.closeOnce.Do(func() {
 		errs := []error{b.partitions.Clear()}
+		if errs[0] == nil {
+			inForce.release(b.chaosTable())
+		}
 		for _, name := range b.appOrder {
 			errs = append(errs, b.stop(b.apps[name]))
 		}
@@ -210,6 +218,7 @@ func (b *Bed) Close() error {
 		for _, s := range b.sites {
 			errs = append(errs, b.deleteNamespace(s))
 		}
+		b.releaseNodePorts()
 		b.closeErr = errors.Join(errs...)
 	})
 	return b.closeErr
@@ -265,3 +274,23 @@ func (b *Bed) site(name string) (*site, error) {
 
 // namespace holds the run's claims and pods in each site.
 func (b *Bed) namespace() string { return "scenario-" + b.run }
+
+// runs counts the beds this process made, so that beds made in the same
+// second run apart.
+var runs atomic.Uint32
+
+// newRun names a bed's run: the time, in seconds mod 0xffffff, then the
+// bed's count in the process, both in hex.
+func newRun() string {
+	return fmt.Sprintf("%06x-%x", time.Now().Unix()%0xffffff, runs.Add(1))
+}
+
+// chaosTable is the nftables table the bed's partitions live in.
+func (b *Bed) chaosTable() string { return chaosTableOf(b.run) }
+
+// reaches tells whether the hub reaches the site: neither the bed's own
+// cuts nor those of a bed beside it in this process cut a path between
+// them.
+func (b *Bed) reaches(site string) bool {
+	return b.partitions.Reaches(site) && reachedThrough(inForce.others(b.chaosTable()), site)
+}

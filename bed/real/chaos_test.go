@@ -28,13 +28,13 @@ func TestAPartitionIsANetworkChaosTheNodesTableDrops(t *testing.T) {
 	if err != nil || len(rules) != 2 || rules[0].ingress == rules[1].ingress {
 		t.Fatalf("both ways: rules %+v err %v", rules, err)
 	}
-	text := chaosRules(rules)
+	text := chaosRules(testTable, rules)
 	for _, want := range []string{"hook postrouting", "ip daddr 10.250.0.2 counter drop", "hook prerouting", "ip saddr 10.250.0.2 counter drop"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the table lacks %q:\n%s", want, text)
 		}
 	}
-	if healed := chaosRules(nil); healed != "table inet baton-chaos\ndelete table inet baton-chaos\n" {
+	if healed := chaosRules(testTable, nil); healed != "table inet baton-chaos-5ce7a41\ndelete table inet baton-chaos-5ce7a41\n" {
 		t.Errorf("healing renders %q", healed)
 	}
 }
@@ -44,7 +44,7 @@ func TestLossIsAShareOfDropsAndDelayIsRefused(t *testing.T) {
 	loss.Spec.Action = chaosv1alpha1.LossAction
 	loss.Spec.Loss = &chaosv1alpha1.LossSpec{Loss: "25"}
 	_, rules, err := nftRules(loss)
-	if err != nil || rules[0].lossPercent != 25 || !strings.Contains(chaosRules(rules), "numgen random mod 100 < 25 drop") {
+	if err != nil || rules[0].lossPercent != 25 || !strings.Contains(chaosRules(testTable, rules), "numgen random mod 100 < 25 drop") {
 		t.Fatalf("loss: %+v %v", rules, err)
 	}
 	delay := loss
@@ -74,7 +74,7 @@ func TestTheTableIsValidNftables(t *testing.T) {
 	loss.Spec.Action, loss.Spec.Loss = chaosv1alpha1.LossAction, &chaosv1alpha1.LossSpec{Loss: "30"}
 	_, lossy, _ := nftRules(loss)
 	cmd := exec.Command("nft", "--check", "-f", "-")
-	cmd.Stdin = strings.NewReader(chaosRules(append(both, lossy...)))
+	cmd.Stdin = strings.NewReader(chaosRules(testTable, append(both, lossy...)))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("nft --check: %v: %s", err, out)
 	}
@@ -166,7 +166,7 @@ func TestAZFSDRBDCutHoldsEveryNodeOfBothSites(t *testing.T) {
 			names = append(names, n.name)
 		}
 	}
-	tables, err := nodeTables(objects, names)
+	tables, err := nodeTables(testTable, objects, names)
 	if err != nil || len(tables) != 7 {
 		t.Fatalf("%d tables, err %v", len(tables), err)
 	}
@@ -174,7 +174,7 @@ func TestAZFSDRBDCutHoldsEveryNodeOfBothSites(t *testing.T) {
 		for _, n := range topology[c.Name] {
 			table := tables[n.name]
 			if c.Name != SiteA.Name {
-				if table != chaosRules(nil) {
+				if table != chaosRules(testTable, nil) {
 					t.Errorf("%s holds rules:\n%s", n.name, table)
 				}
 				continue

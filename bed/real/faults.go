@@ -30,9 +30,11 @@ func endpoint(name string) (Cluster, error) {
 // (bed.Partitions' Apply): a NetworkChaos object (chaos.go) per cut
 // chaosCuts names, injected with nftables (partition.go). A path between
 // the hub and a site cut also stops the hub -- this process, which delivers
-// Ramen's wishes -- reaching the site (Partitions.Reaches). Of each object
-// it lifts it says first how many packets it dropped.
+// Ramen's wishes -- reaching the site (Bed.reaches), for every bed of the
+// process (inForce). Of each object it lifts it says first how many packets
+// it dropped.
 func (b *Bed) applyCuts(cuts []bed.Path) error {
+	inForce.set(b.chaosTable(), cuts) // what is meant, before it holds: a hub that waits for a heal is safe
 	pairs, err := chaosCuts(cuts)
 	if err != nil {
 		return err
@@ -46,7 +48,7 @@ func (b *Bed) applyCuts(cuts []bed.Path) error {
 		return err
 	}
 	b.tellLifted(objects)
-	return applyChaos(objects)
+	return applyChaos(b.chaosTable(), objects)
 }
 
 // cutObjects are the NetworkChaos objects of the cuts, by name: each one
@@ -111,7 +113,7 @@ func chaosCuts(cuts []bed.Path) ([]chaosCut, error) {
 // hold and kept does not name dropped: the evidence that the partition cut
 // what it named.
 func (b *Bed) tellLifted(kept []chaosv1alpha1.NetworkChaos) {
-	dropped, err := droppedPackets()
+	dropped, err := droppedPackets(b.chaosTable())
 	if err != nil {
 		b.logf("", "reading the partitions' counters: %v", err)
 		return

@@ -2,6 +2,8 @@ package real
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/baton-dr/baton/bed"
@@ -33,6 +35,7 @@ func (b *Bed) violate(invariant, message string) {
 // chain's invariants over what both sites' API servers record.
 func (b *Bed) observe() {
 	b.lastCheck = time.Now()
+	b.noticeBesides()
 	for _, name := range b.appOrder {
 		a := b.apps[name]
 		if a.web != nil {
@@ -84,3 +87,23 @@ func (b *Bed) recorded() bed.RecordedSites {
 
 // Chains draws every chain of the run as the sites record it.
 func (b *Bed) Chains() ([]reports.Chain, error) { return b.recorded().Chains() }
+
+// noticeBesides puts on the timeline the cuts a bed beside this one (in
+// this process) made or lifted since the last look: they hold this bed's
+// sites too, and its hub reaches a site only past them (Bed.reaches).
+func (b *Bed) noticeBesides() {
+	now := inForce.others(b.chaosTable())
+	if slices.Equal(now, b.besides) {
+		return
+	}
+	b.besides = now
+	if len(now) == 0 {
+		b.event("", reports.EventPartition, "the bed beside this one lifted its cuts")
+		return
+	}
+	paths := make([]string, 0, len(now))
+	for _, p := range now {
+		paths = append(paths, p.From+"->"+p.To)
+	}
+	b.event("", reports.EventPartition, "the bed beside this one cuts %s", strings.Join(paths, ", "))
+}

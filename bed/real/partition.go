@@ -14,10 +14,16 @@ import (
 	kindexec "sigs.k8s.io/kind/pkg/exec"
 )
 
-// chaosTable is the nftables table the bed's partitions live in, in each
-// node container's network namespace: one name, so that a leftover from a
-// crashed run is found and removed.
-const chaosTable = "inet baton-chaos"
+// chaosPrefix names the nftables tables the bed's partitions live in, in
+// each node container's network namespace: one table a bed (chaosTableOf
+// its run), so that beds running side by side in one process (batonctl
+// scenario run --side-by-side) each lift only their own cuts, and a table
+// no bed of this process owns is found as a crashed run's and removed.
+const chaosPrefix = "baton-chaos"
+
+// chaosTableOf is the table of the bed whose run is run, as nft names it
+// (family, then name).
+func chaosTableOf(run string) string { return "inet " + chaosPrefix + "-" + run }
 
 // A fault is described as chaos-mesh describes it -- a NetworkChaos
 // object (chaos.go) -- and injected here: each object selects nodes of
@@ -30,13 +36,13 @@ const chaosTable = "inet baton-chaos"
 // both for both. A partition drops; a loss drops its share (nft's
 // numgen). The first two statements make the load idempotent (nft's own
 // idiom): the table made if missing, deleted, then made whole.
-func chaosRules(rules []nftRule) string {
+func chaosRules(table string, rules []nftRule) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "table %s\ndelete table %s\n", chaosTable, chaosTable)
+	fmt.Fprintf(&b, "table %s\ndelete table %s\n", table, table)
 	if len(rules) == 0 {
 		return b.String()
 	}
-	fmt.Fprintf(&b, "table %s {\n", chaosTable)
+	fmt.Fprintf(&b, "table %s {\n", table)
 	for _, chain := range []struct{ name, hook, priority, field string }{
 		{"egress", "postrouting", "300", "daddr"}, {"ingress", "prerouting", "-300", "saddr"}} {
 		fmt.Fprintf(&b, "\tchain %s {\n\t\ttype filter hook %s priority %s; policy accept;\n", chain.name, chain.hook, chain.priority)
@@ -133,9 +139,9 @@ func nodeRun(n nodes.Node, stdin string, name string, args ...string) (string, e
 	return out.String(), nil
 }
 
-// applyChaos makes every node's table say exactly what the objects ask
-// of it: a node no object selects gets an empty table.
-func applyChaos(objects []chaosv1alpha1.NetworkChaos) error {
+// applyChaos makes every node's table (the bed's, table) say exactly what
+// the objects ask of it: a node no object selects has none.
+func applyChaos(table string, objects []chaosv1alpha1.NetworkChaos) error {
 	all, err := bedNodes()
 	if err != nil {
 		return err
@@ -144,7 +150,7 @@ func applyChaos(objects []chaosv1alpha1.NetworkChaos) error {
 	for _, n := range all {
 		names = append(names, n.String())
 	}
-	tables, err := nodeTables(objects, names)
+	tables, err := nodeTables(table, objects, names)
 	if err != nil {
 		return err
 	}
@@ -161,7 +167,7 @@ func applyChaos(objects []chaosv1alpha1.NetworkChaos) error {
 // (an empty one heals it), each selected node the rules of every object
 // that selects it. An object selecting a node the bed does not run now is
 // refused, so that no cut is believed made that was not.
-func nodeTables(objects []chaosv1alpha1.NetworkChaos, names []string) (map[string]string, error) {
+func nodeTables(table string, objects []chaosv1alpha1.NetworkChaos, names []string) (map[string]string, error) {
 	perNode := map[string][]nftRule{}
 	for _, o := range objects {
 		selected, rules, err := nftRules(o)
@@ -178,12 +184,26 @@ func nodeTables(objects []chaosv1alpha1.NetworkChaos, names []string) (map[strin
 	}
 	tables := make(map[string]string, len(names))
 	for _, node := range names {
-		tables[node] = chaosRules(perNode[node])
+		tables[node] = chaosRules(table, perNode[node])
 	}
 	return tables, nil
 }
 
-// leftoverCuts names the nodes that hold the bed's chaos table now.
+// chaosTables reads the bed's chaos tables out of nft's listing of a
+// node's tables ("table inet baton-chaos-1a2b3c4"), as nft names them.
+func chaosTables(listing string) []string {
+	var out []string
+	for _, line := range strings.Split(listing, "\n") {
+		fields := strings.Fields(line)
+		if len(fields) == 3 && fields[0] == "table" && strings.HasPrefix(fields[2], chaosPrefix) {
+			out = append(out, fields[1]+" "+fields[2])
+		}
+	}
+	return out
+}
+
+// leftoverCuts names the chaos tables on the bed's nodes that no bed of
+// this process owns, as "node: table".
 func leftoverCuts() ([]string, error) {
 	all, err := bedNodes()
 	if err != nil {
@@ -195,16 +215,39 @@ func leftoverCuts() ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		if strings.Contains(out, "table "+chaosTable) {
-			left = append(left, n.String())
+		for _, table := range chaosTables(out) {
+			if !inForce.owns(table) {
+				left = append(left, n.String()+": "+table)
+			}
 		}
 	}
 	return left, nil
 }
 
-// Heal removes every partition from the bed's nodes: a crashed run's too.
+// Heal removes every partition from the bed's nodes: every bed's table, a
+// crashed run's too.
 func (in *Infra) Heal(ctx context.Context) error {
-	return applyChaos(nil)
+	all, err := bedNodes()
+	if err != nil {
+		return err
+	}
+	for _, n := range all {
+		out, err := nodeRun(n, "", "nft", "list", "tables")
+		if err != nil {
+			return err
+		}
+		var drop strings.Builder
+		for _, table := range chaosTables(out) {
+			drop.WriteString(chaosRules(table, nil))
+		}
+		if drop.Len() == 0 {
+			continue
+		}
+		if _, err := nodeRun(n, drop.String(), "nft", "-f", "-"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // leftoverPartitions refuses to run a scenario on nodes a crashed run left
@@ -215,31 +258,32 @@ func (b *Bed) leftoverPartitions(ctx context.Context) error {
 		return err
 	}
 	if len(left) > 0 {
-		return fmt.Errorf("a partition left over from a crashed run (nft table %s) in %s: batonctl realbed heal "+
-			"(or make realbed-down) removes it", chaosTable, strings.Join(left, ", "))
+		return fmt.Errorf("a partition left over from a crashed run (nft table %s): batonctl realbed heal "+
+			"(or make realbed-down) removes it", strings.Join(left, ", "))
 	}
 	return nil
 }
 
-// droppedPackets reads, from every node's table, how many packets each
-// object's rules dropped so far, by the object's name (the rules'
-// comment), summed over the nodes it selects: the evidence that a
+// droppedPackets reads, from every node's copy of the bed's table, how many
+// packets each object's rules dropped so far, by the object's name (the
+// rules' comment), summed over the nodes it selects: the evidence that a
 // partition cut what it names.
-func droppedPackets() (map[string]uint64, error) {
+func droppedPackets(table string) (map[string]uint64, error) {
 	all, err := bedNodes()
 	if err != nil {
 		return nil, err
 	}
+	family, name, _ := strings.Cut(table, " ")
 	dropped := map[string]uint64{}
 	for _, n := range all {
 		tables, err := nodeRun(n, "", "nft", "list", "tables")
 		if err != nil {
 			return nil, err
 		}
-		if !strings.Contains(tables, "table "+chaosTable) {
+		if !slices.Contains(chaosTables(tables), table) {
 			continue
 		}
-		out, err := nodeRun(n, "", "nft", "list", "table", "inet", "baton-chaos")
+		out, err := nodeRun(n, "", "nft", "list", "table", family, name)
 		if err != nil {
 			return nil, err
 		}

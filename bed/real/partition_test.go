@@ -1,10 +1,13 @@
 package real
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	chaosv1alpha1 "github.com/chaos-mesh/chaos-mesh/api/v1alpha1"
+
+	"github.com/baton-dr/baton/bed"
 )
 
 // TestParseCountersSumsEachObjectsRules reads a listing as nft prints the
@@ -41,22 +44,90 @@ func TestParseCountersSumsEachObjectsRules(t *testing.T) {
 // mode makes is refused rather than cut nothing.
 func TestEveryNodeGetsATableAndOnlyTheBedsAreSelected(t *testing.T) {
 	names := append(StorageZFSDRBD.nodeNames(SiteA), Hub.Node())
-	tables, err := nodeTables(nil, names)
+	tables, err := nodeTables(testTable, nil, names)
 	if err != nil || len(tables) != len(names) {
 		t.Fatalf("tables %v, err %v", tables, err)
 	}
 	for _, name := range names {
-		if tables[name] != chaosRules(nil) {
+		if tables[name] != chaosRules(testTable, nil) {
 			t.Errorf("%s: healing renders %q", name, tables[name])
 		}
 	}
 	worker := partitionChaos(SiteA, SiteB, StorageZFSDRBD.StorageNodes(SiteA), []string{"10.250.0.4"}, false)
-	if _, err := nodeTables([]chaosv1alpha1.NetworkChaos{worker}, []string{Hub.Node(), SiteA.Node(), SiteB.Node()}); err == nil ||
+	if _, err := nodeTables(testTable, []chaosv1alpha1.NetworkChaos{worker}, []string{Hub.Node(), SiteA.Node(), SiteB.Node()}); err == nil ||
 		!strings.Contains(err.Error(), "baton-site-a-worker") {
 		t.Errorf("a worker the bed does not run: %v", err)
 	}
 	stranger := partitionChaos(SiteA, SiteB, []string{SiteA.Node(), "baton-site-a-worker3"}, []string{"10.250.0.4"}, false)
 	if _, _, err := nftRules(stranger); err == nil {
 		t.Error("a node no mode makes was accepted")
+	}
+}
+
+// testTable is a bed's chaos table, as chaosTableOf names it.
+var testTable = chaosTableOf("5ce7a41")
+
+// TestOnlyTablesNoBedHereOwnsAreLeftOvers reads nft's table listing: the
+// bed's tables are told from others by their prefix, and of them only
+// those no bed of this process owns -- a crashed run's, or the name before
+// tables were per bed -- are left over; a bed's table stops being its own
+// when it closes.
+func TestOnlyTablesNoBedHereOwnsAreLeftOvers(t *testing.T) {
+	mine, crashed := chaosTableOf("6001"), chaosTableOf("5ffe")
+	listing := "table inet filter\ntable ip nat\ntable " + mine + "\ntable " + crashed + "\ntable inet baton-chaos\n"
+	tables := chaosTables(listing)
+	if !slices.Equal(tables, []string{mine, crashed, "inet baton-chaos"}) {
+		t.Fatalf("tables %q", tables)
+	}
+	inForce.own(mine)
+	defer inForce.release(mine)
+	var left []string
+	for _, table := range tables {
+		if !inForce.owns(table) {
+			left = append(left, table)
+		}
+	}
+	if !slices.Equal(left, []string{crashed, "inet baton-chaos"}) {
+		t.Errorf("left over: %q", left)
+	}
+	inForce.release(mine)
+	if inForce.owns(mine) {
+		t.Error("a closed bed still owns its table")
+	}
+}
+
+// TestABedBesideAnotherDoesNotReachWhatTheOtherCutOff: the beds of one
+// process share the nodes, so a site one cuts off from the hub is not
+// reached by the other's hub either -- one way is enough -- while a cut
+// between the sites alone leaves both reached; once the cutting bed heals,
+// the other reaches the site again.
+func TestABedBesideAnotherDoesNotReachWhatTheOtherCutOff(t *testing.T) {
+	wordpress, gitea := chaosTableOf("a1"), chaosTableOf("a2")
+	inForce.own(wordpress)
+	inForce.own(gitea)
+	defer inForce.release(wordpress)
+	defer inForce.release(gitea)
+	inForce.set(wordpress, []bed.Path{{From: SiteA.Site, To: SiteB.Site}, {From: SiteB.Site, To: SiteA.Site}})
+	if !reachedThrough(inForce.others(gitea), SiteA.Site) || !reachedThrough(inForce.others(gitea), SiteB.Site) {
+		t.Error("a cut between the sites stopped the hub reaching one")
+	}
+	inForce.set(wordpress, []bed.Path{{From: SiteA.Site, To: bed.Hub}})
+	if reachedThrough(inForce.others(gitea), SiteA.Site) {
+		t.Error("the other bed's hub reaches a site cut off from it one way")
+	}
+	if !reachedThrough(inForce.others(wordpress), SiteA.Site) {
+		t.Error("a bed's own cuts were counted as another's")
+	}
+	inForce.set(wordpress, nil)
+	if !reachedThrough(inForce.others(gitea), SiteA.Site) {
+		t.Error("healed, the site is still not reached")
+	}
+}
+
+// TestBedsMadeInOneSecondRunApart: two beds made at once get runs, hence
+// namespaces and chaos tables, of their own.
+func TestBedsMadeInOneSecondRunApart(t *testing.T) {
+	if a, b := newRun(), newRun(); a == b {
+		t.Errorf("two runs named %q", a)
 	}
 }

@@ -73,7 +73,7 @@ func (b *Bed) startRound() <-chan func() {
 			vr.Due = time.Now().Add(retryCeiling)
 			return
 		}
-		calls = append(calls, due{s, vr, o, b.partitions.Reaches(name)})
+		calls = append(calls, due{s, vr, o, b.reaches(name)})
 	})
 	type outcome struct {
 		again time.Duration

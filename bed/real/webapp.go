@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -82,9 +83,16 @@ func webVolumeBytes(name string) uint64 {
 const webNodePort = 30080
 
 // freeNodePort is the lowest port from webNodePort that no Service of any
-// namespace holds on any site, nor any application of the bed.
+// namespace holds on any site, nor any application of the bed, nor one a
+// bed beside it in this process took and has not made its Service for yet
+// (portsTaken): the port is the bed's from then on, until it closes.
 func (b *Bed) freeNodePort(ctx context.Context) (int32, error) {
+	portsTaken.mu.Lock()
+	defer portsTaken.mu.Unlock()
 	held := map[int32]bool{}
+	for port := range portsTaken.by {
+		held[port] = true
+	}
 	for _, a := range b.apps {
 		if a.web != nil {
 			held[a.web.nodePort] = true
@@ -103,10 +111,25 @@ func (b *Bed) freeNodePort(ctx context.Context) (int32, error) {
 	}
 	for port := int32(webNodePort); port <= 32767; port++ {
 		if !held[port] {
+			portsTaken.by[port] = b.run
 			return port, nil
 		}
 	}
 	return 0, fmt.Errorf("no NodePort free from %d on the sites", webNodePort)
+}
+
+// portsTaken are the NodePorts the beds of this process took, by run: two
+// beds side by side list the Services before either made its own.
+var portsTaken = struct {
+	mu sync.Mutex
+	by map[int32]string
+}{by: map[int32]string{}}
+
+// releaseNodePorts gives back the bed's ports once its namespaces are going.
+func (b *Bed) releaseNodePorts() {
+	portsTaken.mu.Lock()
+	defer portsTaken.mu.Unlock()
+	maps.DeleteFunc(portsTaken.by, func(_ int32, run string) bool { return run == b.run })
 }
 
 // webApp is an application the bed runs as itself -- WordPress (MariaDB
