@@ -40,7 +40,7 @@ func newScenarioRunCommand() *cobra.Command {
 		bedName, bin, dir, out string
 		seed                   uint64
 		timeScale              float64
-		quiet, chaos           bool
+		quiet, chaos, together bool
 	)
 	run := &cobra.Command{
 		Use:   "run SCENARIO... --bed sim|local",
@@ -70,6 +70,9 @@ func newScenarioRunCommand() *cobra.Command {
 			if bedName != "sim" && bedName != "local" && bedName != "real" {
 				return fmt.Errorf("--bed %q: want sim, local or real", bedName)
 			}
+			if together && bedName != "real" {
+				return fmt.Errorf("--side-by-side is for --bed real: the %s bed runs one scenario at a time", bedName)
+			}
 			if bedName == "real" && !cmd.Flags().Changed("time-scale") {
 				timeScale = real.DefaultTimeScale
 			}
@@ -79,19 +82,24 @@ func newScenarioRunCommand() *cobra.Command {
 			}
 			started := time.Now()
 			var results []reports.Result
-			for _, sc := range selected {
-				var result reports.Result
+			runOne := func(sc scenarios.Scenario, progress, w io.Writer) reports.Result {
 				switch bedName {
 				case "sim":
-					result = sweep.One(sc, seed, chaos)
+					return sweep.One(sc, seed, chaos)
 				case "real":
-					result = runReal(sc, real.Options{Seed: seed, TimeScale: timeScale, Log: progress}, chaos, cmd.OutOrStdout())
+					return runReal(sc, real.Options{Seed: seed, TimeScale: timeScale, Log: progress}, chaos, w)
 				default:
-					result = runLocal(sc, local.Options{Binaries: bin, Dir: dir, Seed: seed, TimeScale: timeScale, Log: progress},
-						chaos, cmd.OutOrStdout())
+					return runLocal(sc, local.Options{Binaries: bin, Dir: dir, Seed: seed, TimeScale: timeScale, Log: progress}, chaos, w)
 				}
-				printResult(cmd.OutOrStdout(), result)
-				results = append(results, result)
+			}
+			if together {
+				results = sideBySide(selected, progress, cmd.OutOrStdout(), runOne)
+			} else {
+				for _, sc := range selected {
+					result := runOne(sc, progress, cmd.OutOrStdout())
+					printResult(cmd.OutOrStdout(), result)
+					results = append(results, result)
+				}
 			}
 			if out != "" {
 				run := reports.Run{Name: "scenario run", Bed: bedName, Started: started, Duration: time.Since(started), Results: results}
@@ -119,6 +127,8 @@ func newScenarioRunCommand() *cobra.Command {
 	run.Flags().Float64Var(&timeScale, "time-scale", 60, "local and real: scenario seconds per wall-clock second (Run(3m) lasts 3 s at 60; the real bed's default is 10)")
 	run.Flags().BoolVar(&chaos, "chaos", false, "inject faults at phase boundaries, chosen by the seed (on the local bed the faults it lacks fail the run)")
 	run.Flags().BoolVar(&quiet, "quiet", false, "local: do not print the bed's progress on stderr")
+	run.Flags().BoolVar(&together, "side-by-side", false, "real: run the scenarios at once, each on a bed of its own; they share the sites, "+
+		"so a site one cuts off is cut off for all, and each line printed is prefixed with its scenario")
 	run.Flags().StringVar(&out, "out", "", "write junit.xml, results.json and report.html into this directory")
 	return run
 }

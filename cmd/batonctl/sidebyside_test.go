@@ -1,0 +1,56 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/baton-dr/baton/reports"
+	"github.com/baton-dr/baton/scenarios"
+)
+
+// TestSideBySideKeepsEachLineAndSummaryWhole: two scenarios run at once,
+// each writing its progress in pieces while the other writes; every line
+// reaches progress whole, behind its scenario's name, a line never ended
+// included, each summary reaches out in one piece, and the results come in
+// the scenarios' order, not the order they ended in.
+func TestSideBySideKeepsEachLineAndSummaryWhole(t *testing.T) {
+	selected := []scenarios.Scenario{{Name: "wordpress/failover"}, {Name: "gitea/relocate"}}
+	started := make(chan struct{})
+	var progress, out bytes.Buffer
+	results := sideBySide(selected, &progress, &out, func(sc scenarios.Scenario, log, w io.Writer) reports.Result {
+		if sc.Name == "gitea/relocate" {
+			close(started)
+		} else {
+			<-started // both are running
+		}
+		for i := range 50 {
+			log.Write([]byte(sc.Name + " says"))
+			log.Write([]byte(" part " + strings.Repeat("x", i) + "\n"))
+		}
+		log.Write([]byte("unended"))
+		w.Write([]byte(sc.Name + ": ran\n"))
+		return reports.Result{Scenario: sc.Name, Verdict: reports.Passed, Duration: time.Second}
+	})
+	if len(results) != 2 || results[0].Scenario != "wordpress/failover" || results[1].Scenario != "gitea/relocate" {
+		t.Fatalf("results %+v", results)
+	}
+	lines := strings.Split(strings.TrimSuffix(progress.String(), "\n"), "\n")
+	if len(lines) != 102 {
+		t.Fatalf("%d lines of progress, want 102:\n%s", len(lines), progress.String())
+	}
+	for _, line := range lines {
+		name, rest, ok := strings.Cut(line, " | ")
+		if !ok || (rest != "unended" && !strings.HasPrefix(rest, name+" says part ")) {
+			t.Errorf("a line not whole or not its scenario's: %q", line)
+		}
+	}
+	for _, sc := range selected {
+		summary := sc.Name + ": ran\n"
+		if i := strings.Index(out.String(), summary); i < 0 || !strings.HasPrefix(out.String()[i+len(summary):], sc.Name+" seed") {
+			t.Errorf("%s's summary is not in one piece:\n%s", sc.Name, out.String())
+		}
+	}
+}
