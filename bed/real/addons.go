@@ -3,6 +3,7 @@ package real
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -47,11 +48,21 @@ func (in *Infra) addonsConnected(ctx context.Context, c Cluster) (string, error)
 	for {
 		list := &unstructured.UnstructuredList{}
 		list.SetGroupVersionKind(csiAddonsNodeKind)
-		waiting := "no CSIAddonsNode yet"
-		if err := objects.List(ctx, list, client.InNamespace("baton-system")); err != nil {
+		var waiting string
+		pods, err := clientset.CoreV1().Pods("baton-system").List(ctx, metav1.ListOptions{LabelSelector: "app=baton-csi-controller"})
+		if err == nil {
+			err = objects.List(ctx, list, client.InNamespace("baton-system"))
+		}
+		if err != nil {
 			waiting = err.Error()
 		} else {
-			waiting = addonsWaiting(list.Items)
+			var live []string
+			for _, p := range pods.Items {
+				if p.DeletionTimestamp == nil {
+					live = append(live, p.Name)
+				}
+			}
+			waiting = addonsWaiting(list.Items, live)
 		}
 		switch {
 		case waiting == "" && restarted:
@@ -75,20 +86,28 @@ func (in *Infra) addonsConnected(ctx context.Context, c Cluster) (string, error)
 }
 
 // addonsWaiting says why csi-addons does not reach the site's driver yet,
-// given its CSIAddonsNodes: none made yet, or one not Connected (its
-// message); empty once there is one and each is.
-func addonsWaiting(nodes []unstructured.Unstructured) string {
+// given its CSIAddonsNodes and the driver's controller pods now (pods, those
+// not being deleted): none made yet, one that names no pod of these -- an
+// earlier pod's, whose Connected an earlier manager wrote --, one being
+// deleted, or one not Connected (its message); empty once there is one and
+// each is Connected through a pod of these.
+func addonsWaiting(nodes []unstructured.Unstructured, pods []string) string {
 	if len(nodes) == 0 {
 		return "no CSIAddonsNode yet"
 	}
 	var waiting []string
 	for _, n := range nodes {
 		state, _, _ := unstructured.NestedString(n.Object, "status", "state")
-		if state == "Connected" && n.GetDeletionTimestamp() == nil {
-			continue
+		endpoint, _, _ := unstructured.NestedString(n.Object, "spec", "driver", "endpoint")
+		switch {
+		case n.GetDeletionTimestamp() != nil:
+			waiting = append(waiting, n.GetName()+": being deleted")
+		case !slices.ContainsFunc(pods, func(pod string) bool { return strings.HasPrefix(endpoint, "pod://"+pod+".") }):
+			waiting = append(waiting, fmt.Sprintf("%s: names %s, no controller pod of now", n.GetName(), endpoint))
+		case state != "Connected":
+			message, _, _ := unstructured.NestedString(n.Object, "status", "message")
+			waiting = append(waiting, fmt.Sprintf("%s: %q (%s)", n.GetName(), state, message))
 		}
-		message, _, _ := unstructured.NestedString(n.Object, "status", "message")
-		waiting = append(waiting, fmt.Sprintf("%s: %q (%s)", n.GetName(), state, message))
 	}
 	return strings.Join(waiting, "; ")
 }
