@@ -54,3 +54,15 @@ func TestSideBySideKeepsEachLineAndSummaryWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestSideBySideIsTheRealBedsOnly: the simulation and the local bed run one
+// scenario at a time; asking them for --side-by-side is refused, naming the
+// bed, before anything runs.
+func TestSideBySideIsTheRealBedsOnly(t *testing.T) {
+	for _, bedName := range []string{"sim", "local"} {
+		_, err := runBatonctl(t, time.Now(), "scenario", "run", "wordpress/protect", "--bed", bedName, "--side-by-side")
+		if err == nil || !strings.Contains(err.Error(), "--side-by-side is for --bed real: the "+bedName+" bed") {
+			t.Errorf("--bed %s --side-by-side: %v", bedName, err)
+		}
+	}
+}
