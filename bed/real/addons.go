@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/baton-dr/baton/internal/poll"
 )
 
 // csiAddonsNodeKind is the object csi-addons' sidecar makes for itself and
@@ -43,46 +45,43 @@ func (in *Infra) addonsConnected(ctx context.Context, c Cluster) (string, error)
 		return "", err
 	}
 	started, restarted := time.Now(), false
-	ctx, cancel := context.WithTimeout(ctx, installLimit)
-	defer cancel()
-	for {
+	var restartErr error
+	err = poll.Until(ctx, installLimit, func() (bool, string) {
 		list := &unstructured.UnstructuredList{}
 		list.SetGroupVersionKind(csiAddonsNodeKind)
-		var waiting string
 		pods, err := clientset.CoreV1().Pods("baton-system").List(ctx, metav1.ListOptions{LabelSelector: "app=baton-csi-controller"})
 		if err == nil {
 			err = objects.List(ctx, list, client.InNamespace("baton-system"))
 		}
 		if err != nil {
-			waiting = err.Error()
-		} else {
-			var live []string
-			for _, p := range pods.Items {
-				if p.DeletionTimestamp == nil {
-					live = append(live, p.Name)
-				}
-			}
-			waiting = addonsWaiting(list.Items, live)
+			return false, err.Error()
 		}
-		switch {
-		case waiting == "" && restarted:
-			return fmt.Sprintf("connected after the driver's controller pod was restarted (csi-addons' sidecar stalled %s)",
-				addonsStall), nil
-		case waiting == "":
-			return "connected to the driver's sidecar", nil
-		case !restarted && time.Since(started) > addonsStall:
+		var live []string
+		for _, p := range pods.Items {
+			if p.DeletionTimestamp == nil {
+				live = append(live, p.Name)
+			}
+		}
+		waiting := addonsWaiting(list.Items, live)
+		if waiting != "" && !restarted && time.Since(started) > addonsStall {
 			restarted = true
-			if err := clientset.CoreV1().Pods("baton-system").DeleteCollection(ctx, metav1.DeleteOptions{},
-				metav1.ListOptions{LabelSelector: "app=baton-csi-controller"}); err != nil {
-				return "", fmt.Errorf("%s: restarting the driver's controller pod: %w", c.Name, err)
+			restartErr = clientset.CoreV1().Pods("baton-system").DeleteCollection(ctx, metav1.DeleteOptions{},
+				metav1.ListOptions{LabelSelector: "app=baton-csi-controller"})
+			if restartErr != nil {
+				return true, "" // ends the wait: the error is said below
 			}
 		}
-		select {
-		case <-ctx.Done():
-			return "", fmt.Errorf("%s: csi-addons did not reach the driver's sidecar within %s: %s", c.Name, installLimit, waiting)
-		case <-time.After(time.Second):
-		}
+		return waiting == "", waiting
+	})
+	switch {
+	case restartErr != nil:
+		return "", fmt.Errorf("%s: restarting the driver's controller pod: %w", c.Name, restartErr)
+	case err != nil:
+		return "", fmt.Errorf("%s: csi-addons did not reach the driver's sidecar: %w", c.Name, err)
+	case restarted:
+		return fmt.Sprintf("connected after the driver's controller pod was restarted (csi-addons' sidecar stalled %s)", addonsStall), nil
 	}
+	return "connected to the driver's sidecar", nil
 }
 
 // addonsWaiting says why csi-addons does not reach the site's driver yet,

@@ -215,13 +215,22 @@ func leftoverCuts() ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, table := range chaosTables(out) {
-			if !inForce.owns(table) {
-				left = append(left, n.String()+": "+table)
-			}
+		for _, table := range leftoverTables(out, inForce.owns) {
+			left = append(left, n.String()+": "+table)
 		}
 	}
 	return left, nil
+}
+
+// leftoverTables are the chaos tables of a node's listing that no bed owns.
+func leftoverTables(listing string, owns func(table string) bool) []string {
+	var left []string
+	for _, table := range chaosTables(listing) {
+		if !owns(table) {
+			left = append(left, table)
+		}
+	}
+	return left
 }
 
 // Heal removes every partition from the bed's nodes: every bed's table, a
