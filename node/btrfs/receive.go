@@ -16,8 +16,9 @@ import (
 // receivePlan is what the checks of a stream against the pool decided.
 type receivePlan struct {
 	newVolume bool
-	origin    string // "volume@snapshot" a clone stream's volume is cloned from
-	skip      bool   // the volume holds the stream's snapshot already
+	origin    string   // "volume@snapshot" a clone stream's volume is cloned from
+	base      snapshot // what the stream builds on: a delta's base, a clone's origin
+	skip      bool     // the volume holds the stream's snapshot already
 }
 
 // Receive applies a stream of Send. The stream's header is checked against
@@ -56,9 +57,10 @@ func (p *Pool) Receive(volume string, stream io.Reader) error {
 		_, err := io.Copy(io.Discard, r)
 		return err
 	case plan.newVolume:
-		return p.receiveVolume(volume, h, plan.origin, r)
+		return p.withBaseAlias(ctx, plan.base, func() error { return p.receiveVolume(volume, h, plan.origin, r) })
 	}
-	if err := p.receiveInto(ctx, p.layout.snapshots(volume), h, r); err != nil {
+	err = p.withBaseAlias(ctx, plan.base, func() error { return p.receiveInto(ctx, p.layout.snapshots(volume), h, r) })
+	if err != nil {
 		return err
 	}
 	return p.replaceHead(ctx, volume, h.name)
@@ -76,7 +78,7 @@ func (p *Pool) planReceive(ctx context.Context, volume string, h streamHeader) (
 		if !ok {
 			return plan, refuse(backend.ErrNoBase, "cannot receive: local origin for clone %s@%s does not exist", volume, h.name)
 		}
-		plan.origin = origin.volume + "@" + origin.name
+		plan.origin, plan.base = origin.volume+"@"+origin.name, origin
 	}
 	action := "cannot receive incremental stream"
 	if plan.newVolume {
@@ -118,7 +120,7 @@ func (p *Pool) planDelta(ctx context.Context, volume string, h streamHeader, lis
 	if modified {
 		return receivePlan{}, refuse(backend.ErrDiverged, "%s: destination '%s' has been modified since most recent snapshot", action, volume)
 	}
-	return receivePlan{}, p.release(ctx, volume, action)
+	return receivePlan{base: list[i]}, p.release(ctx, volume, action)
 }
 
 // findGUID finds a snapshot by GUID in the whole pool, in volume order.

@@ -1,0 +1,119 @@
+package btrfs
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"os"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/baton-dr/baton/storage/backend"
+	"github.com/baton-dr/baton/storage/backend/pooltest"
+)
+
+// TestReverseDeltaThatClonesFromItsBase ships a volume to a replica, writes
+// the replica the way a relocation's new primary does, and ships the change
+// back onto the snapshot the original took itself. The change shares an
+// extent with the base at another offset, so btrfs send emits a clone from
+// the base, naming it by the replica's received UUID: the original's own
+// UUID. btrfs-progs before 6.10.1 looks a clone's source up by received UUID
+// only (btrfs-progs issue #606) and refused exactly this stream on the real
+// bed: "ERROR: clone: did not find source subvol".
+func TestReverseDeltaThatClonesFromItsBase(t *testing.T) {
+	a, b := newTestPool(t), newTestPool(t)
+	const size = 16 * mib
+	must(t, a.CreateVolume("v", size, backend.Thin), "CreateVolume")
+	writeAt(t, a, "v", 0, pooltest.Pattern(40, size))
+	must(t, a.Snapshot("v", "s1"), "Snapshot s1")
+	var full bytes.Buffer
+	streamBytes(t, a, "v", "", "s1", &full)
+	must(t, b.Receive("v", &full), "Receive the full stream")
+
+	cloneWithin(t, b.layout.data("v"), 0, 8*mib, 1*mib)
+	writeAt(t, b, "v", 12*mib, pooltest.Pattern(41, 64<<10))
+	must(t, b.Snapshot("v", "s2"), "Snapshot s2 of the replica")
+	var delta bytes.Buffer
+	streamBytes(t, b, "v", "s1", "s2", &delta)
+	if !clonesFromBase(t, delta.Bytes()) {
+		t.Fatal("the delta clones nothing from its base: the test no longer sends the stream it is about")
+	}
+	must(t, a.Receive("v", &delta), "Receive the delta back onto the original's own snapshot")
+	if !bytes.Equal(readAll(t, a, "v"), readAll(t, b, "v")) {
+		t.Fatal("the original differs from the replica after the delta back")
+	}
+	snaps, err := a.Snapshots("v")
+	must(t, err, "Snapshots")
+	if len(snaps) != 2 || snaps[1].Name != "s2" {
+		t.Fatalf("the original holds %v, want s1 and s2", snaps)
+	}
+	left, err := os.ReadDir(a.layout.staging())
+	must(t, err, "reading the staging directory")
+	if len(left) != 0 {
+		t.Fatalf("the receive left %d entries in staging", len(left))
+	}
+}
+
+// TestCloneStreamBackThatClonesFromItsOrigin is the same stream for a
+// fail-over clone: the replica's clone of s1 ships back, as a clone stream
+// whose base is the original's own s1.
+func TestCloneStreamBackThatClonesFromItsOrigin(t *testing.T) {
+	a, b := newTestPool(t), newTestPool(t)
+	const size = 16 * mib
+	must(t, a.CreateVolume("v", size, backend.Thin), "CreateVolume")
+	writeAt(t, a, "v", 0, pooltest.Pattern(42, size))
+	must(t, a.Snapshot("v", "s1"), "Snapshot s1")
+	var full bytes.Buffer
+	streamBytes(t, a, "v", "", "s1", &full)
+	must(t, b.Receive("v", &full), "Receive the full stream")
+
+	must(t, b.Clone("v", "s1", "c"), "Clone the replica's s1")
+	cloneWithin(t, b.layout.data("c"), 2*mib, 10*mib, 1*mib)
+	must(t, b.Snapshot("c", "t1"), "Snapshot t1 of the clone")
+	var stream bytes.Buffer
+	streamBytes(t, b, "c", "v@s1", "t1", &stream)
+	if !clonesFromBase(t, stream.Bytes()) {
+		t.Fatal("the clone stream clones nothing from its origin: the test no longer sends the stream it is about")
+	}
+	must(t, a.Receive("c", &stream), "Receive the clone stream back onto the original's own s1")
+	if !bytes.Equal(readAll(t, a, "c"), readAll(t, b, "c")) {
+		t.Fatal("the original's copy of the clone differs from the clone")
+	}
+}
+
+// clonesFromBase reports whether a stream of Send has a clone command whose
+// source is the stream's base.
+func clonesFromBase(t testing.TB, stream []byte) bool {
+	t.Helper()
+	h, err := readStreamHeader(bufio.NewReader(bytes.NewReader(stream)))
+	must(t, err, "reading the stream's header")
+	const cmdClone = 16 // BTRFS_SEND_C_CLONE
+	commands := stream[envelopeBytes+sendHeaderBytes:]
+	for len(commands) >= commandHeader {
+		length := int(binary.LittleEndian.Uint32(commands))
+		kind := binary.LittleEndian.Uint16(commands[4:])
+		if len(commands) < commandHeader+length {
+			t.Fatalf("a command of %d bytes overruns the stream", length)
+		}
+		attrs, err := parseAttributes(commands[commandHeader : commandHeader+length])
+		must(t, err, "parsing a command")
+		if kind == cmdClone && formatUUID(attrs[attrCloneUUID]) == h.baseUUID {
+			return true
+		}
+		commands = commands[commandHeader+length:]
+	}
+	return false
+}
+
+// cloneWithin makes length bytes of the file at to share the extents at from
+// (FICLONERANGE), as a reflink copy does.
+func cloneWithin(t testing.TB, path string, from, to, length int64) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	must(t, err, "opening the volume's data")
+	defer f.Close()
+	err = unix.IoctlFileCloneRange(int(f.Fd()), &unix.FileCloneRange{
+		Src_fd: int64(f.Fd()), Src_offset: uint64(from), Src_length: uint64(length), Dest_offset: uint64(to)})
+	must(t, err, "FICLONERANGE")
+}
