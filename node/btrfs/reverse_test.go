@@ -22,14 +22,7 @@ import (
 // only (btrfs-progs issue #606) and refused exactly this stream on the real
 // bed: "ERROR: clone: did not find source subvol".
 func TestReverseDeltaThatClonesFromItsBase(t *testing.T) {
-	a, b := newTestPool(t), newTestPool(t)
-	const size = 16 * mib
-	must(t, a.CreateVolume("v", size, backend.Thin), "CreateVolume")
-	writeAt(t, a, "v", 0, pooltest.Pattern(40, size))
-	must(t, a.Snapshot("v", "s1"), "Snapshot s1")
-	var full bytes.Buffer
-	streamBytes(t, a, "v", "", "s1", &full)
-	must(t, b.Receive("v", &full), "Receive the full stream")
+	a, b := replicated(t)
 
 	cloneWithin(t, b.layout.data("v"), 0, 8*mib, 1*mib)
 	writeAt(t, b, "v", 12*mib, pooltest.Pattern(41, 64<<10))
@@ -59,14 +52,7 @@ func TestReverseDeltaThatClonesFromItsBase(t *testing.T) {
 // fail-over clone: the replica's clone of s1 ships back, as a clone stream
 // whose base is the original's own s1.
 func TestCloneStreamBackThatClonesFromItsOrigin(t *testing.T) {
-	a, b := newTestPool(t), newTestPool(t)
-	const size = 16 * mib
-	must(t, a.CreateVolume("v", size, backend.Thin), "CreateVolume")
-	writeAt(t, a, "v", 0, pooltest.Pattern(42, size))
-	must(t, a.Snapshot("v", "s1"), "Snapshot s1")
-	var full bytes.Buffer
-	streamBytes(t, a, "v", "", "s1", &full)
-	must(t, b.Receive("v", &full), "Receive the full stream")
+	a, b := replicated(t)
 
 	must(t, b.Clone("v", "s1", "c"), "Clone the replica's s1")
 	cloneWithin(t, b.layout.data("c"), 2*mib, 10*mib, 1*mib)
@@ -80,6 +66,21 @@ func TestCloneStreamBackThatClonesFromItsOrigin(t *testing.T) {
 	if !bytes.Equal(readAll(t, a, "c"), readAll(t, b, "c")) {
 		t.Fatal("the original's copy of the clone differs from the clone")
 	}
+}
+
+// replicated returns a pool holding volume v with its snapshot s1, and a
+// pool that received v@s1 from it.
+func replicated(t testing.TB) (original, replica *Pool) {
+	t.Helper()
+	a, b := newTestPool(t), newTestPool(t)
+	const size = 16 * mib
+	must(t, a.CreateVolume("v", size, backend.Thin), "CreateVolume")
+	writeAt(t, a, "v", 0, pooltest.Pattern(40, size))
+	must(t, a.Snapshot("v", "s1"), "Snapshot s1")
+	var full bytes.Buffer
+	streamBytes(t, a, "v", "", "s1", &full)
+	must(t, b.Receive("v", &full), "Receive the full stream")
+	return a, b
 }
 
 // clonesFromBase reports whether a stream of Send has a clone command whose
