@@ -297,9 +297,13 @@ func (p *Pool) SetReadOnly(name string, readOnly bool) error {
 	if err != nil {
 		return err
 	}
-	meta.ReadOnly = readOnly
-	if err := writeMeta(p.layout.meta(name), meta); err != nil {
-		return err
+	if meta.ReadOnly != readOnly {
+		// Only a change is written: the node agent sets every volume's
+		// fence on every pass, and each write is an fsync.
+		meta.ReadOnly = readOnly
+		if err := writeMeta(p.layout.meta(name), meta); err != nil {
+			return err
+		}
 	}
 	a, ok := p.attached[name]
 	switch {
