@@ -25,8 +25,9 @@ func (a *Agent) Reconcile(spec core.NodeSpec) core.NodeStatus {
 			problems = append(problems, err.Error())
 		}
 	}
+	held := heldVolumes(a.options.Pool)
 	for _, v := range spec.Volumes {
-		report(a.converge(v))
+		report(a.converge(v, held))
 	}
 	for _, dataset := range spec.Destroy {
 		report(a.destroy(dataset))
@@ -41,8 +42,8 @@ func (a *Agent) Reconcile(spec core.NodeSpec) core.NodeStatus {
 
 // converge brings one volume to its spec: dataset, size, DRBD, role, fence,
 // snapshots.
-func (a *Agent) converge(v core.VolumeSpec) error {
-	if err := a.ensureDataset(v); err != nil {
+func (a *Agent) converge(v core.VolumeSpec, held map[string]backend.VolumeInfo) error {
+	if err := a.ensureDataset(v, held); err != nil {
 		return err
 	}
 	replica, err := a.ensureReplication(v)
@@ -66,26 +67,37 @@ func (a *Agent) converge(v core.VolumeSpec) error {
 		// not what its spec says.
 		return pending
 	}
-	snaps, err := pool.Snapshots(v.Dataset)
-	if err != nil {
-		return err
-	}
 	if len(v.Snapshots) > 0 {
-		if err := a.snapshotsAllowed(v); err != nil {
+		if err := a.takeSnapshots(v); err != nil {
 			return err
-		}
-	}
-	for _, name := range v.Snapshots {
-		if !slices.ContainsFunc(snaps, func(s backend.SnapshotInfo) bool { return s.Name == name }) {
-			if err := pool.Snapshot(v.Dataset, name); err != nil {
-				return fmt.Errorf("failed to snapshot %s@%s: %w", v.Dataset, name, err)
-			}
 		}
 	}
 	for _, name := range v.Prune {
 		err := pool.DestroySnapshot(v.Dataset, name)
 		if err != nil && !errors.Is(err, backend.ErrNotFound) {
 			return fmt.Errorf("failed to prune %s@%s: %w", v.Dataset, name, err)
+		}
+	}
+	return nil
+}
+
+// takeSnapshots takes the snapshots the spec orders that the volume lacks.
+// The volume's snapshots are listed only here: most passes order none, and
+// on btrfs a listing reads the whole pool.
+func (a *Agent) takeSnapshots(v core.VolumeSpec) error {
+	if err := a.snapshotsAllowed(v); err != nil {
+		return err
+	}
+	pool := a.options.Pool
+	snaps, err := pool.Snapshots(v.Dataset)
+	if err != nil {
+		return err
+	}
+	for _, name := range v.Snapshots {
+		if !slices.ContainsFunc(snaps, func(s backend.SnapshotInfo) bool { return s.Name == name }) {
+			if err := pool.Snapshot(v.Dataset, name); err != nil {
+				return fmt.Errorf("failed to snapshot %s@%s: %w", v.Dataset, name, err)
+			}
 		}
 	}
 	return nil
@@ -129,12 +141,12 @@ func (a *Agent) snapshotsAllowed(v core.VolumeSpec) error {
 // origin, or an empty volume -- but never for a dataset this node held before.
 // A dataset under DRBD holds the replicator's metadata too, on top of the
 // size the volume promises its consumer.
-func (a *Agent) ensureDataset(v core.VolumeSpec) error {
+func (a *Agent) ensureDataset(v core.VolumeSpec, held map[string]backend.VolumeInfo) error {
 	pool := a.options.Pool
 	if sizer, ok := a.options.Replicator.(backend.MetadataSizer); ok {
 		v.SizeBytes += sizer.MetadataBytes(v.SizeBytes)
 	}
-	info, err := pool.Volume(v.Dataset)
+	info, err := volumeOf(pool, v.Dataset, held)
 	switch {
 	case err == nil:
 		if info.SizeBytes < v.SizeBytes {
@@ -161,6 +173,34 @@ func (a *Agent) ensureDataset(v core.VolumeSpec) error {
 		return nil
 	}
 	return pool.CreateVolume(v.Dataset, v.SizeBytes, v.Provisioning)
+}
+
+// heldVolumes lists the pool's volumes once for a pass, by name: one
+// reading where describing each volume on its own costs a command each. nil
+// if the listing failed; each volume is then described on its own.
+func heldVolumes(pool backend.Pool) map[string]backend.VolumeInfo {
+	volumes, err := pool.Volumes()
+	if err != nil {
+		return nil
+	}
+	held := make(map[string]backend.VolumeInfo, len(volumes))
+	for _, v := range volumes {
+		held[v.Name] = v
+	}
+	return held
+}
+
+// volumeOf describes a dataset from the pass's listing (ErrNotFound if it
+// lists no such volume), or on its own without one.
+func volumeOf(pool backend.Pool, dataset string, held map[string]backend.VolumeInfo) (backend.VolumeInfo, error) {
+	if held == nil {
+		return pool.Volume(dataset)
+	}
+	info, ok := held[dataset]
+	if !ok {
+		return backend.VolumeInfo{}, fmt.Errorf("%w: no volume %s in the pool's listing", backend.ErrNotFound, dataset)
+	}
+	return info, nil
 }
 
 // ensureReplication brings the DRBD resource up (adopting metadata that
@@ -419,6 +459,21 @@ func (s *shipment) add(receiver core.Receiver, bytes uint64, err error, now time
 	return result, true
 }
 
+// allSnapshots lists every volume's snapshots in one reading where the pool
+// can (backend.SnapshotLister); nil otherwise, or if the listing failed, and
+// then each volume's are listed on their own.
+func allSnapshots(pool backend.Pool) map[string][]backend.SnapshotInfo {
+	lister, ok := pool.(backend.SnapshotLister)
+	if !ok {
+		return nil
+	}
+	all, err := lister.AllSnapshots()
+	if err != nil {
+		return nil
+	}
+	return all
+}
+
 // status reads what the node holds and hands over finished streams.
 func (a *Agent) status() core.NodeStatus {
 	status := core.NodeStatus{Node: a.options.Node, Address: a.options.Address}
@@ -430,11 +485,14 @@ func (a *Agent) status() core.NodeStatus {
 	if err != nil {
 		status.Errors = append(status.Errors, err.Error())
 	}
+	all := allSnapshots(pool)
 	for _, v := range volumes {
 		d := core.DatasetStatus{Name: v.Name}
-		snaps, err := pool.Snapshots(v.Name)
-		if err != nil {
-			continue
+		snaps := all[v.Name] // absent: none
+		if all == nil {
+			if snaps, err = pool.Snapshots(v.Name); err != nil {
+				continue
+			}
 		}
 		for _, s := range snaps {
 			d.Snapshots = append(d.Snapshots, core.SnapshotInfo{Name: s.Name, GUID: s.GUID})

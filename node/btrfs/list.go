@@ -173,18 +173,46 @@ func (p *Pool) Snapshots(volume string) ([]backend.SnapshotInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	files := make([]string, len(list))
-	for i, s := range list {
-		files[i] = p.layout.snapshotData(volume, s.name)
+	infos, err := p.snapshotInfos(ctx, map[string][]snapshot{volume: list})
+	return infos[volume], err
+}
+
+// AllSnapshots lists every volume's snapshots, as Snapshots does, from one
+// listing of the filesystem (backend.SnapshotLister).
+func (p *Pool) AllSnapshots() (map[string][]backend.SnapshotInfo, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err := p.usable(); err != nil {
+		return nil, err
+	}
+	ctx := context.Background()
+	all, err := p.allSnapshots(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return p.snapshotInfos(ctx, all)
+}
+
+// snapshotInfos describes listed snapshots, by volume, with one reading of
+// their exclusive bytes.
+func (p *Pool) snapshotInfos(ctx context.Context, byVolume map[string][]snapshot) (map[string][]backend.SnapshotInfo, error) {
+	var files []string
+	for volume, list := range byVolume {
+		for _, s := range list {
+			files = append(files, p.layout.snapshotData(volume, s.name))
+		}
 	}
 	exclusive, err := p.btrfs.exclusiveBytes(ctx, files...)
 	if err != nil {
 		return nil, err
 	}
-	infos := make([]backend.SnapshotInfo, len(list))
-	for i, s := range list {
-		infos[i] = backend.SnapshotInfo{Volume: volume, Name: s.name, GUID: s.guid(),
-			CreateTxg: s.cgeneration, UsedBytes: exclusive[files[i]]}
+	infos := make(map[string][]backend.SnapshotInfo, len(byVolume))
+	for volume, list := range byVolume {
+		infos[volume] = make([]backend.SnapshotInfo, len(list))
+		for i, s := range list {
+			infos[volume][i] = backend.SnapshotInfo{Volume: volume, Name: s.name, GUID: s.guid(),
+				CreateTxg: s.cgeneration, UsedBytes: exclusive[p.layout.snapshotData(volume, s.name)]}
+		}
 	}
 	return infos, nil
 }

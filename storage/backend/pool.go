@@ -115,3 +115,14 @@ type Pool interface {
 	// Open opens a volume for block I/O.
 	Open(volume string) (Device, error)
 }
+
+// SnapshotLister is implemented by pools that list every volume's snapshots
+// in one reading, where a listing of one volume's reads the whole pool anyway
+// (btrfs lists every subvolume of the filesystem). The node agent reports
+// all of them every pass: one reading instead of one per volume.
+type SnapshotLister interface {
+	// AllSnapshots lists every volume's snapshots, each volume's oldest
+	// first, as Snapshots lists them. A volume without snapshots may be
+	// absent.
+	AllSnapshots() (map[string][]SnapshotInfo, error)
+}

@@ -2,6 +2,7 @@ package pooltest
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 
 	"github.com/baton-dr/baton/storage/backend"
@@ -13,6 +14,7 @@ var snapshotTests = []test{
 	{"ClonesAreIndependent", testClonesAreIndependent},
 	{"DestroyRefusedWithDependentClones", testDestroyRefusedWithDependentClones},
 	{"RollbackToLatestOnly", testRollbackToLatestOnly},
+	{"AllSnapshotsListWhatSnapshotsLists", testAllSnapshotsListWhatSnapshotsLists},
 }
 
 func testSnapshotsListOldestFirstWithGUIDs(t *testing.T, newPool newPoolFunc) {
@@ -148,4 +150,35 @@ func testRollbackToLatestOnly(t *testing.T, newPool newPoolFunc) {
 	wantContent(t, pool, "v", wantNow, "after a refused rollback")
 	wantRefusal(t, pool.Rollback("v", "missing"), backend.ErrNotFound, "a rollback to a missing snapshot")
 	wantRefusal(t, pool.Rollback("missing", "a"), backend.ErrNotFound, "a rollback of a missing volume")
+}
+
+// testAllSnapshotsListWhatSnapshotsLists: a pool that lists every volume's
+// snapshots at once (backend.SnapshotLister) lists for each volume what
+// Snapshots lists for it, clones and volumes without snapshots included.
+func testAllSnapshotsListWhatSnapshotsLists(t *testing.T, newPool newPoolFunc) {
+	pool := newPool(t)
+	lister, ok := pool.(backend.SnapshotLister)
+	if !ok {
+		t.Skip("the pool lists snapshots one volume at a time only")
+	}
+	for _, v := range []string{"a", "b", "empty"} {
+		create(t, pool, v, volumeBytes, backend.Thin)
+	}
+	write(t, pool, "a", 0, Pattern(60, chunkBytes))
+	must(t, pool.Snapshot("a", "s1"), "Snapshot a@s1")
+	write(t, pool, "a", chunkBytes, Pattern(61, chunkBytes))
+	must(t, pool.Snapshot("a", "s2"), "Snapshot a@s2")
+	must(t, pool.Snapshot("b", "s1"), "Snapshot b@s1")
+	must(t, pool.Clone("a", "s1", "clone"), "Clone a@s1")
+	must(t, pool.Snapshot("clone", "t1"), "Snapshot clone@t1")
+	all, err := lister.AllSnapshots()
+	must(t, err, "AllSnapshots")
+	for _, v := range []string{"a", "b", "empty", "clone"} {
+		if got, want := fmt.Sprint(all[v]), fmt.Sprint(snapshots(t, pool, v)); got != want {
+			t.Errorf("AllSnapshots lists %s's snapshots as %s, Snapshots as %s", v, got, want)
+		}
+	}
+	if len(all) > 4 {
+		t.Errorf("AllSnapshots lists %d volumes, want at most the 4 there are: %v", len(all), all)
+	}
 }
