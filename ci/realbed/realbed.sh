@@ -8,8 +8,8 @@
 # replication (both skipped when they passed on the very pods that run now),
 # prints what is up and how to reach
 # it, builds (cached) the application images, runs REALBED_SCENARIOS on it (wordpress/failover gitea/relocate by
-# default; empty runs none) one after the other (BATON_REALBED_SIDE_BY_SIDE=1: side by side, each on a bed of its own
-# sharing the sites), into REALBED_OUT, and ends with the one line of
+# default; empty runs none) side by side, each on a bed of its own sharing the sites (BATON_REALBED_SIDE_BY_SIDE=0:
+# one after the other), into REALBED_OUT, and ends with the one line of
 # what the bed still lacks (`batonctl realbed lacking`, read off the host
 # and the clusters). Each step is logged with its time and the time since
 # the start. It leaves the bed running; `make realbed-down` (down.sh) tears
@@ -116,7 +116,7 @@ if [ -n "${REALBED_SCENARIOS:-}" ]; then
 	fi
 	t=$SECONDS
 	together=
-	if [ "${BATON_REALBED_SIDE_BY_SIDE:-0}" = 1 ]; then together=--side-by-side; fi
+	if [ "${BATON_REALBED_SIDE_BY_SIDE:-1}" != 0 ]; then together=--side-by-side; fi
 	# shellcheck disable=SC2086 # the list is words
 	"$ctl" scenario run $REALBED_SCENARIOS --bed real $together --out "$repo_root/$out" || status=1
 	log "[$((SECONDS - started)) s] scenarios $REALBED_SCENARIOS: $((SECONDS - t)) s (report: $repo_root/$out/report.html)"
