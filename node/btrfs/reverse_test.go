@@ -27,15 +27,7 @@ func TestReverseDeltaThatClonesFromItsBase(t *testing.T) {
 	cloneWithin(t, b.layout.data("v"), 0, 8*mib, 1*mib)
 	writeAt(t, b, "v", 12*mib, pooltest.Pattern(41, 64<<10))
 	must(t, b.Snapshot("v", "s2"), "Snapshot s2 of the replica")
-	var delta bytes.Buffer
-	streamBytes(t, b, "v", "s1", "s2", &delta)
-	if !clonesFromBase(t, delta.Bytes()) {
-		t.Fatal("the delta clones nothing from its base: the test no longer sends the stream it is about")
-	}
-	must(t, a.Receive("v", &delta), "Receive the delta back onto the original's own snapshot")
-	if !bytes.Equal(readAll(t, a, "v"), readAll(t, b, "v")) {
-		t.Fatal("the original differs from the replica after the delta back")
-	}
+	shipBack(t, b, a, "v", "s1", "s2")
 	snaps, err := a.Snapshots("v")
 	must(t, err, "Snapshots")
 	if len(snaps) != 2 || snaps[1].Name != "s2" {
@@ -57,15 +49,7 @@ func TestCloneStreamBackThatClonesFromItsOrigin(t *testing.T) {
 	must(t, b.Clone("v", "s1", "c"), "Clone the replica's s1")
 	cloneWithin(t, b.layout.data("c"), 2*mib, 10*mib, 1*mib)
 	must(t, b.Snapshot("c", "t1"), "Snapshot t1 of the clone")
-	var stream bytes.Buffer
-	streamBytes(t, b, "c", "v@s1", "t1", &stream)
-	if !clonesFromBase(t, stream.Bytes()) {
-		t.Fatal("the clone stream clones nothing from its origin: the test no longer sends the stream it is about")
-	}
-	must(t, a.Receive("c", &stream), "Receive the clone stream back onto the original's own s1")
-	if !bytes.Equal(readAll(t, a, "c"), readAll(t, b, "c")) {
-		t.Fatal("the original's copy of the clone differs from the clone")
-	}
+	shipBack(t, b, a, "c", "v@s1", "t1")
 }
 
 // replicated returns a pool holding volume v with its snapshot s1, and a
@@ -81,6 +65,22 @@ func replicated(t testing.TB) (original, replica *Pool) {
 	streamBytes(t, a, "v", "", "s1", &full)
 	must(t, b.Receive("v", &full), "Receive the full stream")
 	return a, b
+}
+
+// shipBack sends volume@snapshot from the replica, incremental from base,
+// checks that the stream clones from its base, and receives it into the
+// original, which must then hold what the replica holds.
+func shipBack(t testing.TB, replica, original *Pool, volume, base, snapshot string) {
+	t.Helper()
+	var stream bytes.Buffer
+	streamBytes(t, replica, volume, base, snapshot, &stream)
+	if !clonesFromBase(t, stream.Bytes()) {
+		t.Fatalf("the stream of %s@%s clones nothing from %s: the test no longer sends the stream it is about", volume, snapshot, base)
+	}
+	must(t, original.Receive(volume, &stream), "Receive the stream back onto the original's own snapshot")
+	if !bytes.Equal(readAll(t, original, volume), readAll(t, replica, volume)) {
+		t.Fatalf("the original's %s differs from the replica's after the stream back", volume)
+	}
 }
 
 // clonesFromBase reports whether a stream of Send has a clone command whose
