@@ -30,7 +30,9 @@ type receivePlan struct {
 // and renamed into place, a delta's snapshot is received among the volume's
 // snapshots and its head replaced. A failure deletes what btrfs left, so a
 // refused or broken stream changes nothing. A delta whose snapshot the
-// volume holds (same name and GUID) is read and ignored, as zfs does.
+// volume holds (same name and GUID) is read and ignored, as zfs does. A
+// stream whose base is a snapshot this pool took itself, not one it
+// received, is received beside an alias of the base (alias.go).
 func (p *Pool) Receive(volume string, stream io.Reader) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
