@@ -111,7 +111,13 @@ func (p *Partitions) Clear() error {
 // Reaches tells whether the hub reaches site: neither path between them is
 // cut.
 func (p *Partitions) Reaches(site string) bool {
-	return !p.cut[Path{Hub, site}] && !p.cut[Path{site, Hub}]
+	return HubReaches(site, func(path Path) bool { return p.cut[path] })
+}
+
+// HubReaches is the rule of Reaches over any record of cuts: the hub reaches
+// site while neither path between them is cut.
+func HubReaches(site string, cut func(Path) bool) bool {
+	return !cut(Path{Hub, site}) && !cut(Path{site, Hub})
 }
 
 // endpoints checks that a and b are endpoints of the bed.

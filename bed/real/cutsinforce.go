@@ -64,8 +64,8 @@ func (r *cutRegistry) others(table string) []bed.Path {
 	return slices.Compact(out)
 }
 
-// reachedThrough tells whether the hub reaches site past cuts: neither path
-// between them is among them (bed.Partitions.Reaches' rule).
+// reachedThrough tells whether the hub reaches site past cuts
+// (bed.HubReaches).
 func reachedThrough(cuts []bed.Path, site string) bool {
-	return !slices.Contains(cuts, bed.Path{From: bed.Hub, To: site}) && !slices.Contains(cuts, bed.Path{From: site, To: bed.Hub})
+	return bed.HubReaches(site, func(path bed.Path) bool { return slices.Contains(cuts, path) })
 }
