@@ -69,6 +69,20 @@ func (w *world) protect(v core.Volume) core.Volume {
 	return v
 }
 
+// relocate ends a planned relocation of v's chain from A to B: A's handover
+// names the final snapshot, and B's fail-over without force must clone the
+// successor from exactly that snapshot.
+func (w *world) relocate(v core.Volume) {
+	w.t.Helper()
+	h, err := w.sites[clusterA].Handover(v.Ref)
+	w.must(err)
+	clone, err := w.sites[clusterB].Failover(v.Ref, false)
+	w.must(err)
+	if h.Final == "" || clone.Origin.GUID != h.Final {
+		w.t.Fatalf("the clone starts from %s, the source's final snapshot is %q", clone.Origin.GUID, h.Final)
+	}
+}
+
 func (w *world) reachable(from, to chain.ClusterID) bool { return !w.cut[from] && !w.cut[to] }
 
 // Members makes the world a chain.Directory seen from nowhere in particular.

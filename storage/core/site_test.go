@@ -26,18 +26,11 @@ func TestFailoverWithoutForceRefusesWhileTheSourceIsALivePrimary(t *testing.T) {
 func TestFailoverWithoutForceWaitsForTheFinalSync(t *testing.T) {
 	w := newWorld(t)
 	v := createDemoted(w)
-	a, b := w.sites[clusterA], w.sites[clusterB]
-	if _, err := b.Failover(v.Ref, false); !errors.Is(err, core.ErrFinalSyncPending) {
+	if _, err := w.sites[clusterB].Failover(v.Ref, false); !errors.Is(err, core.ErrFinalSyncPending) {
 		t.Fatalf("fail-over before the final sync arrived: %v, want ErrFinalSyncPending", err)
 	}
 	w.run(5 * time.Second)
-	h, err := a.Handover(v.Ref)
-	w.must(err)
-	clone, err := b.Failover(v.Ref, false)
-	w.must(err)
-	if h.Final == "" || clone.Origin.GUID != h.Final {
-		t.Fatalf("the clone starts from %s, the final snapshot is %q", clone.Origin.GUID, h.Final)
-	}
+	w.relocate(v)
 }
 
 func TestFailoverNeedsAReplicaWithASnapshot(t *testing.T) {
