@@ -117,13 +117,10 @@ func Lift(device *os.File, ns Namespace) error {
 		if readOnlySuper(m) {
 			continue
 		}
-		root, down, err := ns.openUnlessShutDown(m, rdev)
+		down, err := ns.isShutDown(m, rdev)
 		if down {
 			return fmt.Errorf("%w: %s (%s) at %s fails every write until it is unmounted and mounted again",
 				ErrStillShutDown, device.Name(), m.FSType, m.Mountpoint)
-		}
-		if err == nil {
-			err = root.Close()
 		}
 		if err != nil {
 			return err

@@ -70,14 +70,11 @@ func checkHolder(device, dir, name string, ns Namespace) error {
 		if readOnlySuper(m) {
 			continue
 		}
-		root, down, err := ns.openUnlessShutDown(m, rdev)
+		down, err := ns.isShutDown(m, rdev)
 		if down {
 			continue
 		}
 		if err != nil {
-			return err
-		}
-		if err := root.Close(); err != nil {
 			return err
 		}
 		return fmt.Errorf("%w: %s is held by %s, whose file system at %s (%s) is not shut down",

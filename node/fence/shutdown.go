@@ -60,6 +60,17 @@ func (n Namespace) openUnlessShutDown(m *mountinfo.Info, rdev uint64) (root *os.
 	return root, false, nil
 }
 
+// isShutDown reports whether the file system of a mount on the block device
+// rdev is shut down, by openUnlessShutDown, closing the root it opens: Lift
+// and checkHolder only look, they act on nothing they open.
+func (n Namespace) isShutDown(m *mountinfo.Info, rdev uint64) (bool, error) {
+	root, down, err := n.openUnlessShutDown(m, rdev)
+	if root != nil {
+		err = root.Close()
+	}
+	return down, err
+}
+
 // openUnlessSaysShutDown is openUnlessShutDown without the probe: Fence's
 // signs of a shutdown that cannot be a live file system's failed read. A
 // probe's EIO can be (probeShutDown), and a fence must not skip a live file
