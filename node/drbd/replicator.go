@@ -88,8 +88,7 @@ func New(options Options) (*Replicator, error) {
 		options.OpenDevice = localdevice.Open
 	}
 	if options.FenceDevice == nil {
-		mounts := options.Mounts
-		options.FenceDevice = func(path string, fenced bool) error { return fence.Path(path, fenced, mounts) }
+		options.FenceDevice = localdevice.Fence(options.Mounts)
 	}
 	r := &Replicator{options: options}
 	proc, err := r.output(nil, "cat", "/proc/drbd")

@@ -59,8 +59,7 @@ func New(options Options) (*Pool, error) {
 		options.OpenDevice = localdevice.Open
 	}
 	if options.FenceDevice == nil {
-		mounts := options.Mounts
-		options.FenceDevice = func(path string, fenced bool) error { return fence.Path(path, fenced, mounts) }
+		options.FenceDevice = localdevice.Fence(options.Mounts)
 	}
 	p := &Pool{options: options}
 	if _, err := p.zfs("list", "-H", "-p", "-o", "name", options.Dataset); err != nil {
