@@ -193,10 +193,7 @@ func (r *Replication) PromoteVolume(ctx context.Context, req *replication.Promot
 	// A planned relocation's promotion comes right after the demotion on
 	// the other site, whose final sync is then in flight: looking again is
 	// the same call again, idempotent, as ResyncVolume's.
-	for look := 0; errors.Is(err, core.ErrFinalSyncPending) && look < r.SyncWait.Looks; look++ {
-		if r.SyncWait.Pause(ctx) != nil {
-			break // the call's deadline: answer what the last look saw
-		}
+	for look := 0; errors.Is(err, core.ErrFinalSyncPending) && r.SyncWait.again(ctx, look); look++ {
 		err = c.promote(ctx, req.GetForce())
 	}
 	if err != nil {
@@ -244,10 +241,7 @@ func (r *Replication) ResyncVolume(ctx context.Context, req *replication.ResyncV
 	// Looking again is the same call again: idempotent, and each look is a
 	// storage API call of its own, so no lock of a site is held between
 	// looks. A look that fails ends the wait with its error.
-	for look := 0; err == nil && !ready && look < r.SyncWait.Looks; look++ {
-		if r.SyncWait.Pause(ctx) != nil {
-			break // the call's deadline: answer what the last look saw
-		}
+	for look := 0; err == nil && !ready && r.SyncWait.again(ctx, look); look++ {
 		ready, err = c.resync(ctx)
 	}
 	if err != nil {

@@ -31,6 +31,13 @@ type SyncWait struct {
 	Pause func(ctx context.Context) error
 }
 
+// again reports whether a call that has looked again looked times looks
+// once more: while within Looks, after the pause. The call's deadline during
+// the pause ends the wait, and the call answers what its last look saw.
+func (w SyncWait) again(ctx context.Context, looked int) bool {
+	return looked < w.Looks && w.Pause(ctx) == nil
+}
+
 // WallSyncWait waits up to patience in steps of every, on the wall clock:
 // what baton-csi serves.
 func WallSyncWait(patience, every time.Duration) SyncWait {
