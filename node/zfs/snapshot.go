@@ -9,24 +9,14 @@ import (
 // Snapshot takes a snapshot. zfs snapshots what reached the pool: the
 // caller syncs its device first.
 func (p *Pool) Snapshot(volume, snapshot string) error {
-	path := p.snapshotPath(volume, snapshot)
-	if err := p.checkSnapshotName("create snapshot", path, volume, snapshot); err != nil {
-		return err
-	}
-	_, err := p.zfs("snapshot", path)
-	return err
+	return p.onSnapshot("snapshot", "create snapshot", volume, snapshot)
 }
 
 // DestroySnapshot destroys one snapshot; zfs refuses one with dependent
 // clones (ErrBusy) and a missing one ("could not find any snapshots to
 // destroy", ErrNotFound).
 func (p *Pool) DestroySnapshot(volume, snapshot string) error {
-	path := p.snapshotPath(volume, snapshot)
-	if err := p.checkSnapshotName("destroy", path, volume, snapshot); err != nil {
-		return err
-	}
-	_, err := p.zfs("destroy", path)
-	return err
+	return p.onSnapshot("destroy", "destroy", volume, snapshot)
 }
 
 // Clone creates target as a clone of volume@snapshot: thin, as zfs clones
@@ -48,12 +38,7 @@ func (p *Pool) Clone(volume, snapshot, target string) error {
 // refuses to destroy later snapshots ("more recent snapshots or bookmarks
 // exist", ErrBusy).
 func (p *Pool) Rollback(volume, snapshot string) error {
-	path := p.snapshotPath(volume, snapshot)
-	if err := p.checkSnapshotName("rollback to", path, volume, snapshot); err != nil {
-		return err
-	}
-	_, err := p.zfs("rollback", path)
-	return err
+	return p.onSnapshot("rollback", "rollback to", volume, snapshot)
 }
 
 // Snapshots lists a volume's snapshots, oldest first (by createtxg).
@@ -84,6 +69,18 @@ func (p *Pool) Snapshots(volume string) ([]backend.SnapshotInfo, error) {
 		})
 	}
 	return list, nil
+}
+
+// onSnapshot runs `zfs <command> volume@snapshot` once the names pass
+// zfs's own rules; a name that does not is refused as zfs would word it, with
+// verb ("cannot <verb> ...").
+func (p *Pool) onSnapshot(command, verb, volume, snapshot string) error {
+	path := p.snapshotPath(volume, snapshot)
+	if err := p.checkSnapshotName(verb, path, volume, snapshot); err != nil {
+		return err
+	}
+	_, err := p.zfs(command, path)
+	return err
 }
 
 func (p *Pool) checkSnapshotName(verb, path, volume, snapshot string) error {
