@@ -39,7 +39,6 @@ func TestFullPoolDetachesTheSecondaryUntilTheAgentAttachesIt(t *testing.T) {
 
 	// 1. b's pool fills: a thick volume takes all but 4 MiB of it.
 	fillPool(t, b, 4*mib)
-	t.Cleanup(func() { _, _ = b.Output("zfs", "destroy", poolName+"/filler") })
 	data := pooltest.Pattern(21, 32*mib)
 	dev, err := a.DRBD.Open(name)
 	must(t, err, "Open on %s", a.Name)
@@ -98,6 +97,7 @@ func TestFullPoolDetachesTheSecondaryUntilTheAgentAttachesIt(t *testing.T) {
 
 // fillPool leaves n's pool about free bytes: an empty sparse volume
 // reserves the rest (refreservation), as a runaway writer would have taken it.
+// The filler goes when the test ends, whether or not emptyPool took it first.
 func fillPool(t *testing.T, n *Node, free uint64) {
 	t.Helper()
 	available := func() uint64 {
@@ -112,6 +112,7 @@ func fillPool(t *testing.T, n *Node, free uint64) {
 	_, err = n.Output("zfs", "set", fmt.Sprintf("refreservation=%d", available()-free), poolName+"/filler")
 	must(t, err, "reserving the pool on %s", n.Name)
 	t.Logf("%s's pool: %d bytes available", n.Name, available())
+	t.Cleanup(func() { _, _ = n.Output("zfs", "destroy", poolName+"/filler") })
 }
 
 func emptyPool(t *testing.T, n *Node) {
@@ -135,7 +136,6 @@ func TestFullPoolUnderThePrimary(t *testing.T) {
 	logA.next("set-up")
 
 	fillPool(t, a, 4*mib)
-	t.Cleanup(func() { _, _ = a.Output("zfs", "destroy", poolName+"/filler") })
 	data := pooltest.Pattern(31, 32*mib)
 	dev, err := a.DRBD.Open(name)
 	must(t, err, "Open on %s", a.Name)
@@ -192,7 +192,6 @@ func TestFullPoolUnderThePrimaryWhosePeerIsStillSyncing(t *testing.T) {
 	logA.next("set-up")
 
 	fillPool(t, a, 4*mib)
-	t.Cleanup(func() { _, _ = a.Output("zfs", "destroy", poolName+"/filler") })
 	more := pooltest.Pattern(42, 8*mib)
 	dev, err = a.DRBD.Open(name)
 	must(t, err, "Open on %s", a.Name)
