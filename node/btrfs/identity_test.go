@@ -38,17 +38,8 @@ func TestAnImageAttachedUnderAnotherNameIsNotAttachedTwice(t *testing.T) {
 	image, err := os.Stat(filepath.Join(dir, "pool.img"))
 	must(t, err, "stat the image")
 	// The pool's Close detaches the device it took; without the fix it took
-	// another, and this one is still there. Detach it only while it still
-	// holds this image: its name may be another test's by then.
-	t.Cleanup(func() {
-		devices, err := loop.List(ctx)
-		must(t, err, "list loop devices")
-		for _, d := range devices {
-			if d.Name == device && d.Backs(image) {
-				must(t, losetup.Detach(ctx, device), "detach "+device)
-			}
-		}
-	})
+	// another, and this one is still there.
+	detachAtEnd(t, device, image)
 
 	p := newPoolIn(t, dir, 0)
 	if _, err := p.Volume("v"); err != nil {
@@ -112,9 +103,8 @@ func TestADestroyRefusesAVolumeAGoneNamespaceStillHolds(t *testing.T) {
 // attachFromAGoneNamespace attaches the pool file at rel (under the pool's
 // mount) the way an agent in a container that is gone did: through a bind
 // mount, then lazily unmounted, so that losetup names the file relative to a
-// mount that no longer exists. The device is detached at the test's end if
-// it still holds file (the pool's Close may have detached it already, and
-// its name may be another test's by then).
+// mount that no longer exists. The device is detached at the test's end
+// (detachAtEnd).
 func attachFromAGoneNamespace(t *testing.T, dir, rel string, file os.FileInfo) string {
 	t.Helper()
 	ctx := context.Background()
@@ -125,16 +115,24 @@ func attachFromAGoneNamespace(t *testing.T, dir, rel string, file os.FileInfo) s
 	device, err := losetup.Attach(ctx, filepath.Join(alias, rel), false)
 	must(t, err, "attach "+rel+" through the alias")
 	must(t, local.Command(ctx, "umount", "--lazy", alias).Run(), "lazily unmount the alias")
+	detachAtEnd(t, device, file)
+	return device
+}
+
+// detachAtEnd detaches a loop device at the test's end if it still holds
+// file: the pool's Close may have detached it already, and its name may be
+// another test's by then.
+func detachAtEnd(t *testing.T, device string, file os.FileInfo) {
 	t.Cleanup(func() {
+		ctx := context.Background()
 		devices, err := loop.List(ctx)
 		must(t, err, "list loop devices")
 		for _, d := range devices {
 			if d.Name == device && d.Backs(file) {
-				must(t, losetup.Detach(ctx, device), "detach "+device)
+				must(t, loop.Losetup{Cmder: exec.Local{}}.Detach(ctx, device), "detach "+device)
 			}
 		}
 	})
-	return device
 }
 
 // crashedPoolWithVolume makes a pool holding volume v and leaves it open, as
