@@ -113,20 +113,12 @@ func Lift(device *os.File, ns Namespace) error {
 	if err != nil {
 		return err
 	}
-	for _, m := range mounts {
-		if readOnlySuper(m) {
-			continue
-		}
-		down, err := ns.isShutDown(m, rdev)
-		if down {
-			return fmt.Errorf("%w: %s (%s) at %s fails every write until it is unmounted and mounted again",
-				ErrStillShutDown, device.Name(), m.FSType, m.Mountpoint)
-		}
-		if err != nil {
-			return err
-		}
+	m, err := ns.readWriteMount(mounts, rdev, true)
+	if m != nil {
+		return fmt.Errorf("%w: %s (%s) at %s fails every write until it is unmounted and mounted again",
+			ErrStillShutDown, device.Name(), m.FSType, m.Mountpoint)
 	}
-	return nil
+	return err
 }
 
 // setFlag sets or clears the device's read-only flag, and then lists the

@@ -66,19 +66,10 @@ func checkHolder(device, dir, name string, ns Namespace) error {
 	if err != nil {
 		return err
 	}
-	for _, m := range mounts {
-		if readOnlySuper(m) {
-			continue
-		}
-		down, err := ns.isShutDown(m, rdev)
-		if down {
-			continue
-		}
-		if err != nil {
-			return err
-		}
+	m, err := ns.readWriteMount(mounts, rdev, false)
+	if m != nil {
 		return fmt.Errorf("%w: %s is held by %s, whose file system at %s (%s) is not shut down",
 			ErrUnfencedHolder, device, name, m.Mountpoint, m.FSType)
 	}
-	return nil
+	return err
 }

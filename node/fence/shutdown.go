@@ -60,15 +60,32 @@ func (n Namespace) openUnlessShutDown(m *mountinfo.Info, rdev uint64) (root *os.
 	return root, false, nil
 }
 
-// isShutDown reports whether the file system of a mount on the block device
-// rdev is shut down, by openUnlessShutDown, closing the root it opens: Lift
-// and checkHolder only look, they act on nothing they open.
-func (n Namespace) isShutDown(m *mountinfo.Info, rdev uint64) (bool, error) {
-	root, down, err := n.openUnlessShutDown(m, rdev)
-	if root != nil {
-		err = root.Close()
+// readWriteMount returns the first of mounts whose file system is read-write
+// and shut down (shutDown) or live (!shutDown), as openUnlessShutDown tells,
+// closing any root it opens: nil when none is. Lift looks for a shut-down
+// one, checkHolder for a live one. A mount that cannot be told is an error,
+// unless it showed itself shut down.
+func (n Namespace) readWriteMount(mounts []*mountinfo.Info, rdev uint64, shutDown bool) (*mountinfo.Info, error) {
+	for _, m := range mounts {
+		if readOnlySuper(m) {
+			continue
+		}
+		root, down, err := n.openUnlessShutDown(m, rdev)
+		if root != nil {
+			err = root.Close()
+		}
+		switch {
+		case down && shutDown:
+			return m, nil
+		case down:
+			continue
+		case err != nil:
+			return nil, err
+		case !shutDown:
+			return m, nil
+		}
 	}
-	return down, err
+	return nil, nil
 }
 
 // openUnlessSaysShutDown is openUnlessShutDown without the probe: Fence's
