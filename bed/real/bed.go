@@ -18,6 +18,7 @@ import (
 	"github.com/baton-dr/baton/bed"
 	"github.com/baton-dr/baton/bed/ramen"
 	sitecontroller "github.com/baton-dr/baton/controllers/site"
+	"github.com/baton-dr/baton/internal/syncio"
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/storage/chain"
 )
@@ -54,22 +55,11 @@ func (o Options) withDefaults() Options {
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
-	o.Log = &lockedWriter{w: o.Log}
+	o.Log = &syncio.Writer{W: o.Log} // the bed's goroutines log whole lines
 	return o
 }
 
 func (o Options) wall(d time.Duration) time.Duration { return time.Duration(float64(d) / o.TimeScale) }
-
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
 
 // Bed is a scenario's view of the running real bed (make realbed brought it
 // up and installed baton's chart): the bed's own process plays the hub and
