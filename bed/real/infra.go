@@ -15,6 +15,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/baton-dr/baton/internal/poll"
 )
 
 // Infra brings the bed's clusters up and takes everything the bed made
@@ -300,17 +302,8 @@ func ignoreNotFound(err error) error {
 
 // waitGone polls gone every second until it holds, within undeployLimit.
 func waitGone(ctx context.Context, gone func() (bool, error)) error {
-	ctx, cancel := context.WithTimeout(ctx, undeployLimit)
-	defer cancel()
-	for {
+	return poll.Until(ctx, undeployLimit, func() (bool, string) {
 		ok, err := gone()
-		if ok {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("still there after %s (last error: %v)", undeployLimit, err)
-		case <-time.After(time.Second):
-		}
-	}
+		return ok, fmt.Sprintf("still there (last error: %v)", err)
+	})
 }
