@@ -164,7 +164,7 @@ func (b *Bed) stop(a *app) error {
 		a.web.writer = nil
 		errs = append(errs, b.undeployWeb(context.Background(), a.web, s))
 	} else {
-		closeAll(a.devices)
+		apps.CloseDevices(a.devices)
 		errs = append(errs, b.deletePod(context.Background(), s, a.spec.Name))
 	}
 	a.site, a.devices = "", nil
@@ -296,7 +296,7 @@ func (b *Bed) Failover(name, to string) (workload.Verdict, error) {
 		}
 		devices := a.devices
 		tail = &ramen.Tail{Model: model, Site: from, Devices: devices, Stop: func() error {
-			closeAll(devices)
+			apps.CloseDevices(devices)
 			return b.deletePod(context.Background(), old, a.spec.Name)
 		}}
 		a.site, a.devices = "", nil

@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/baton-dr/baton/bed/apps"
 	"github.com/baton-dr/baton/internal/poll"
 	"github.com/baton-dr/baton/workload"
 )
@@ -210,7 +211,7 @@ func (b *Bed) openDevices(s *site, a *app, podUID string) (workload.Devices, err
 			v.pv[s.Site], podUID)
 		f, err := os.OpenFile(path, os.O_RDWR, 0)
 		if err != nil {
-			closeAll(devices)
+			apps.CloseDevices(devices)
 			return nil, fmt.Errorf("%s: open %s's published device: %w", s.Name, v.name, err)
 		}
 		devices[v.name] = blockDevice{f}
@@ -327,9 +328,3 @@ func (d blockDevice) ReadAt(p []byte, off int64) (int, error)  { return d.f.Read
 func (d blockDevice) WriteAt(p []byte, off int64) (int, error) { return d.f.WriteAt(p, off) }
 func (d blockDevice) Sync() error                              { return d.f.Sync() }
 func (d blockDevice) Close() error                             { return d.f.Close() }
-
-func closeAll(devices workload.Devices) {
-	for _, d := range devices {
-		d.Close()
-	}
-}
