@@ -17,19 +17,19 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/baton-dr/baton/internal/poll"
+	"github.com/baton-dr/baton/internal/steplog"
 )
 
 // Infra brings the bed's clusters up and takes everything the bed made
 // down again, printing each phase with the time since it started.
 type Infra struct {
 	Paths Paths
-	Log   io.Writer
 	// Storage is the sites' storage mode (BATON_REALBED_STORAGE by default).
 	Storage StorageMode
 	// OCM: the hub deploys HubDeployed's storage through OCM (OCMEnv);
 	// false has the chart make both sites' storage clusters.
-	OCM     bool
-	started time.Time
+	OCM      bool
+	progress *steplog.Log
 }
 
 // NewInfra is the bed's infrastructure under paths, logging to log.
@@ -44,29 +44,14 @@ func NewInfra(paths Paths, log io.Writer) (*Infra, error) {
 	if err := useDockerd(paths); err != nil {
 		return nil, err
 	}
-	return &Infra{Paths: paths, Log: log, Storage: storage, OCM: OCMFromEnv(), started: time.Now()}, nil
+	return &Infra{Paths: paths, Storage: storage, OCM: OCMFromEnv(), progress: steplog.New(log, "realbed")}, nil
 }
 
 // Printf prints one line of progress with the time since the start.
-func (in *Infra) Printf(format string, args ...any) {
-	fmt.Fprintf(in.Log, "realbed: [%6.1f s] %s\n", time.Since(in.started).Seconds(), fmt.Sprintf(format, args...))
-}
+func (in *Infra) Printf(format string, args ...any) { in.progress.Printf(format, args...) }
 
 // phase runs one phase and prints how long it took, or how it failed.
-func (in *Infra) phase(name string, f func() (string, error)) error {
-	start := time.Now()
-	what, err := f()
-	took := time.Since(start).Seconds()
-	if err != nil {
-		in.Printf("%s: failed after %.1f s: %v", name, took, err)
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	if what != "" {
-		what = ": " + what
-	}
-	in.Printf("%s%s (%.1f s)", name, what, took)
-	return nil
-}
+func (in *Infra) phase(name string, f func() (string, error)) error { return in.progress.Step(name, f) }
 
 // Up brings up the bed's clusters: it checks the host's addressing, the
 // private dockerd and the node image first, then makes the network and

@@ -13,6 +13,7 @@ import (
 
 	"github.com/baton-dr/baton/bed/real"
 	"github.com/baton-dr/baton/bed/real/ocm"
+	"github.com/baton-dr/baton/internal/steplog"
 )
 
 // siteNamespace is baton's namespace on the bed's sites.
@@ -67,7 +68,7 @@ and followed until the storage cluster is Online.`,
 // ocmBed is the running bed's clusters, as bed/real/ocm reaches them.
 type ocmBed struct {
 	infra *real.Infra
-	p     *ocm.Progress
+	p     *steplog.Log
 }
 
 func newOCMBed(cmd *cobra.Command) (*ocmBed, error) {

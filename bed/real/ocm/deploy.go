@@ -15,6 +15,7 @@ import (
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
 	"github.com/baton-dr/baton/internal/poll"
+	"github.com/baton-dr/baton/internal/steplog"
 )
 
 // RequestNamespace is where the bed puts its StorageSiteDeployments on the
@@ -61,7 +62,7 @@ type Deployment struct {
 	hub     client.Client
 	key     client.ObjectKey
 	started time.Time
-	p       *Progress
+	p       *steplog.Log
 	stop    context.CancelFunc
 
 	mu   sync.Mutex
@@ -72,7 +73,7 @@ type Deployment struct {
 // Submit creates the request on the hub (its namespace too), or follows the
 // one there is, and starts watching it (Close stops). Its time counts from
 // now.
-func Submit(ctx context.Context, p *Progress, hub Cluster, request *v1.StorageSiteDeployment) (*Deployment, error) {
+func Submit(ctx context.Context, p *steplog.Log, hub Cluster, request *v1.StorageSiteDeployment) (*Deployment, error) {
 	c, err := hub.client()
 	if err != nil {
 		return nil, err
@@ -210,7 +211,7 @@ const deployLimit = 6 * time.Minute
 // draft to be projected back (Drafted), approves it, and waits until the
 // site's storage cluster is Online. It returns the deployment with every
 // phase it saw.
-func DeployStorage(ctx context.Context, p *Progress, hub Cluster, request *v1.StorageSiteDeployment) (*Deployment, error) {
+func DeployStorage(ctx context.Context, p *steplog.Log, hub Cluster, request *v1.StorageSiteDeployment) (*Deployment, error) {
 	if request.Spec.Approved {
 		return nil, errors.New("DeployStorage approves the draft itself, once it is projected: submit the request unapproved")
 	}

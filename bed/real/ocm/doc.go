@@ -33,5 +33,5 @@
 // certificate and lease make the ManagedCluster Joined and Available.
 //
 // Every step prints one line with the time since the start and how long it
-// took (Progress).
+// took (NewProgress).
 package ocm

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/baton-dr/baton/internal/steplog"
 )
 
 // Images are what the hub and the sites run: OCM's (ci/realbed/ocm-image.sh)
@@ -26,7 +28,7 @@ func (i Images) check() error {
 // sites register with, then baton-hub's CRDs (its requests and
 // ManagedClusterView), roles (deploy/hub) and Deployment. It returns once
 // both controllers are Available. Re-running it converges.
-func Install(ctx context.Context, p *Progress, moduleDir string, hub Cluster, images Images) error {
+func Install(ctx context.Context, p *steplog.Log, moduleDir string, hub Cluster, images Images) error {
 	if err := images.check(); err != nil {
 		return err
 	}

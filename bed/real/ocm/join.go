@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/baton-dr/baton/internal/poll"
+	"github.com/baton-dr/baton/internal/steplog"
 )
 
 // Site is a cluster to join to the hub.
@@ -41,7 +42,7 @@ const bootstrapTokenSeconds = 24 * 3600
 // (Accept); then the work agent and baton's view agent, which need the hub
 // kubeconfig the approved CSR gave; and it returns once the ManagedCluster
 // is Joined and Available. Re-running it converges.
-func Join(ctx context.Context, p *Progress, moduleDir string, hub Cluster, hubServer string, site Site, images Images) error {
+func Join(ctx context.Context, p *steplog.Log, moduleDir string, hub Cluster, hubServer string, site Site, images Images) error {
 	if err := images.check(); err != nil {
 		return err
 	}

@@ -40,6 +40,7 @@ import (
 	"github.com/baton-dr/baton/controllers/hub"
 	"github.com/baton-dr/baton/controllers/site"
 	"github.com/baton-dr/baton/deploy/chart"
+	"github.com/baton-dr/baton/internal/steplog"
 )
 
 // The end-to-end test on kind: two throwaway clusters of its own on the
@@ -292,7 +293,7 @@ func (e *waitError) Error() string {
 // directory for its pool. Its teardown takes the node agent out first (it
 // closes its pool), deletes the cluster, and releases whatever loop device
 // is left of the site.
-func createCluster(t *testing.T, p *ocm.Progress, c testCluster, work string) ocm.Cluster {
+func createCluster(t *testing.T, p *steplog.Log, c testCluster, work string) ocm.Cluster {
 	t.Helper()
 	dir := filepath.Join(work, c.name)
 	if err := os.MkdirAll(filepath.Join(dir, "baton"), 0o755); err != nil {
@@ -376,7 +377,7 @@ func kindConfigFor(c testCluster, dir string) (*v1alpha4.Cluster, error) {
 // deleteCluster takes the site's node agent out first (it closes its pool),
 // deletes the cluster, and releases whatever loop device is left of the
 // site.
-func deleteCluster(t *testing.T, p *ocm.Progress, c testCluster, work, kubeconfig string) {
+func deleteCluster(t *testing.T, p *steplog.Log, c testCluster, work, kubeconfig string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	if c.site {
