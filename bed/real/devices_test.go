@@ -162,11 +162,7 @@ func stillAttached(t *testing.T, devices []loop.Device) []loop.Device {
 // the real bed's: teardown is pointed at it alone.
 func newSitePool(t *testing.T) (site, dir, image string) {
 	t.Helper()
-	id := make([]byte, 4)
-	if _, err := rand.Read(id); err != nil {
-		t.Fatal(err)
-	}
-	site = "baton-test-" + hex.EncodeToString(id)
+	site = "baton-test-" + randomID(t)
 	dir = t.TempDir()
 	poolDir := filepath.Join(dir, site, "pool")
 	if err := os.MkdirAll(filepath.Join(poolDir, "mnt"), 0o700); err != nil {
@@ -176,6 +172,33 @@ func newSitePool(t *testing.T) (site, dir, image string) {
 	run(t, "truncate", "-s", "256M", image)
 	run(t, "mkfs.btrfs", "-q", image)
 	return site, dir, image
+}
+
+// randomID is a random part of a test's site name, so that a teardown the
+// test points at its own site never meets a real bed's.
+func randomID(t *testing.T) string {
+	t.Helper()
+	id := make([]byte, 4)
+	if _, err := rand.Read(id); err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(id)
+}
+
+// attachedPool lays out <dir>/<site>/pool/pool.img, a sparse file of size
+// (as truncate reads it: "64M") where the bed keeps a site's pool, and
+// attaches a loop device to it until the test ends.
+func attachedPool(t *testing.T, dir, site, size string) (image, device string) {
+	t.Helper()
+	poolDir := filepath.Join(dir, site, "pool")
+	if err := os.MkdirAll(poolDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	image = filepath.Join(poolDir, "pool.img")
+	run(t, "truncate", "-s", size, image)
+	device = run(t, "losetup", "--find", "--show", image)
+	t.Cleanup(func() { exec.Command("losetup", "--detach", device).Run() })
+	return image, device
 }
 
 // backingOf reads each device's backing file from sysfs; "" if detached.
@@ -197,19 +220,8 @@ func backingOf(t *testing.T, devices []string) []string {
 func TestReleaseLeavesOtherLoopDevicesAlone(t *testing.T) {
 	needLoopAndBtrfs(t)
 	dir := t.TempDir()
-	id := make([]byte, 4)
-	if _, err := rand.Read(id); err != nil {
-		t.Fatal(err)
-	}
-	other := "test-" + hex.EncodeToString(id)
-	poolDir := filepath.Join(dir, other, "pool")
-	if err := os.MkdirAll(poolDir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	image := filepath.Join(poolDir, "pool.img")
-	run(t, "truncate", "-s", "128M", image)
-	device := run(t, "losetup", "--find", "--show", image)
-	t.Cleanup(func() { exec.Command("losetup", "--detach", device).Run() })
+	other := "test-" + randomID(t)
+	image, device := attachedPool(t, dir, other, "128M")
 	if err := ReleaseDevices(context.Background(), dir, []string{"baton-" + other}, func(string, ...any) {}); err != nil {
 		t.Fatal(err)
 	}
@@ -224,20 +236,9 @@ func TestReleaseLeavesOtherLoopDevicesAlone(t *testing.T) {
 // go once the holder closes it (the detach marked it to clear then).
 func TestReleaseNamesWhatHoldsADevice(t *testing.T) {
 	needLoopAndBtrfs(t)
-	id := make([]byte, 4)
-	if _, err := rand.Read(id); err != nil {
-		t.Fatal(err)
-	}
-	site := "baton-test-" + hex.EncodeToString(id)
+	site := "baton-test-" + randomID(t)
 	dir := t.TempDir()
-	poolDir := filepath.Join(dir, site, "pool")
-	if err := os.MkdirAll(poolDir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	image := filepath.Join(poolDir, "pool.img")
-	run(t, "truncate", "-s", "64M", image)
-	device := run(t, "losetup", "--find", "--show", image)
-	t.Cleanup(func() { exec.Command("losetup", "--detach", device).Run() })
+	_, device := attachedPool(t, dir, site, "64M")
 	holder, err := os.Open(device)
 	if err != nil {
 		t.Fatal(err)
