@@ -67,26 +67,18 @@ func (b *Bed) BenchPartitioned(volumes int, sizeBytes uint64) (PartitionedCalls,
 		if err != nil {
 			return PartitionedCalls{}, err
 		}
-		d, err := timed(func(ctx context.Context) error {
+		calls.record(&calls.SiteCreate, fmt.Sprintf("storage API create %d", i), func(ctx context.Context) error {
 			_, err := api.CreateVolume(ctx, core.CreateRequest{Name: fmt.Sprintf("bench-site-%d", i),
 				Shape: core.Shape{SizeBytes: sizeBytes, PlaceCount: 1, VolumeMode: core.Block}})
 			return err
 		})
-		calls.SiteCreate = append(calls.SiteCreate, d)
-		if err != nil {
-			calls.Errors = append(calls.Errors, fmt.Sprintf("storage API create %d after %s: %v", i, d, err))
-		}
-		d, err = timed(func(ctx context.Context) error {
+		calls.record(&calls.SiteFailover, fmt.Sprintf("storage API fail-over of %s", ref), func(ctx context.Context) error {
 			_, err := api.Failover(ctx, ref, true)
 			return err
 		})
-		calls.SiteFailover = append(calls.SiteFailover, d)
-		if err != nil {
-			calls.Errors = append(calls.Errors, fmt.Sprintf("storage API fail-over of %s after %s: %v", ref, d, err))
-		}
 	}
 	for i, handle := range handles[:volumes] {
-		d, err := timed(func(ctx context.Context) error {
+		calls.record(&calls.Create, fmt.Sprintf("create %d", i), func(ctx context.Context) error {
 			_, err := survivor.csiController.CreateVolume(ctx, &csispec.CreateVolumeRequest{
 				Name:               fmt.Sprintf("bench-new-%d", i),
 				CapacityRange:      &csispec.CapacityRange{RequiredBytes: int64(sizeBytes)},
@@ -95,28 +87,13 @@ func (b *Bed) BenchPartitioned(volumes int, sizeBytes uint64) (PartitionedCalls,
 			})
 			return err
 		})
-		calls.Create = append(calls.Create, d)
-		if err != nil {
-			calls.Errors = append(calls.Errors, fmt.Sprintf("create %d after %s: %v", i, d, err))
-		}
-		d, err = timed(func(ctx context.Context) error {
+		promote := func(ctx context.Context) error {
 			_, err := survivor.replication.PromoteVolume(ctx, &replication.PromoteVolumeRequest{
 				ReplicationSource: volumeSource(handle), Force: true})
 			return err
-		})
-		calls.Promote = append(calls.Promote, d)
-		if err != nil {
-			calls.Errors = append(calls.Errors, fmt.Sprintf("promote %s after %s: %v", handle, d, err))
 		}
-		d, err = timed(func(ctx context.Context) error {
-			_, err := survivor.replication.PromoteVolume(ctx, &replication.PromoteVolumeRequest{
-				ReplicationSource: volumeSource(handle), Force: true})
-			return err
-		})
-		calls.PromoteAgain = append(calls.PromoteAgain, d)
-		if err != nil {
-			calls.Errors = append(calls.Errors, fmt.Sprintf("promote %s again after %s: %v", handle, d, err))
-		}
+		calls.record(&calls.Promote, "promote "+handle, promote)
+		calls.record(&calls.PromoteAgain, "promote "+handle+" again", promote)
 	}
 	return calls, nil
 }
@@ -201,4 +178,14 @@ func timed(call func(ctx context.Context) error) (time.Duration, error) {
 	start := time.Now()
 	err := call(ctx)
 	return time.Since(start), err
+}
+
+// record times call and appends its wall time to durations; a call that
+// failed goes on Errors too, named what, with how long it took to fail.
+func (c *PartitionedCalls) record(durations *[]time.Duration, what string, call func(ctx context.Context) error) {
+	d, err := timed(call)
+	*durations = append(*durations, d)
+	if err != nil {
+		c.Errors = append(c.Errors, fmt.Sprintf("%s after %s: %v", what, d, err))
+	}
 }
