@@ -20,14 +20,8 @@ func TestWordPressAcknowledgedIsDurableAtOnce(t *testing.T) {
 	p := newPool(t)
 	p.site("site-a")
 	a := d.runWordPress("a", p.volume("site-a", "mysql"), p.volume("site-a", "uploads"))
-	w, err := NewWordPress(Config{Name: "wp", URL: a.url(), User: WordPressAdmin, Password: testAppPassword, Seed: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := newWordPressClient(t, a.url(), 5)
 	ctx := context.Background()
-	if err := w.Setup(ctx, 5*time.Minute); err != nil {
-		t.Fatalf("WordPress did not come up: %v", err)
-	}
 	acknowledged(t)(w.post(ctx))
 	acknowledged(t)(w.upload(ctx))
 	recoveryPoint := time.Now()

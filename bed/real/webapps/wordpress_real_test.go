@@ -46,16 +46,22 @@ func (d *dockerBed) runWordPress(site, mysql, uploads string) *wordPressBed {
 
 func (b *wordPressBed) url() string { return "http://" + b.address(b.web) }
 
-func startWordPress(t *testing.T) (*wordPressBed, *WordPress) {
-	b := newDockerBed(t, "mariadb", "wordpress").runWordPress("a", "mysql", "uploads")
-	w, err := NewWordPress(Config{Name: "wp", URL: b.url(), User: WordPressAdmin, Password: testAppPassword, Seed: 1})
+// newWordPressClient drives the WordPress at url, its choices seeded by
+// seed, once the site answers and takes the application password (Setup).
+func newWordPressClient(t *testing.T, url string, seed uint64) *WordPress {
+	w, err := NewWordPress(Config{Name: "wp", URL: url, User: WordPressAdmin, Password: testAppPassword, Seed: seed})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Setup(context.Background(), 5*time.Minute); err != nil {
 		t.Fatalf("WordPress did not come up: %v", err)
 	}
-	return b, w
+	return w
+}
+
+func startWordPress(t *testing.T) (*wordPressBed, *WordPress) {
+	b := newDockerBed(t, "mariadb", "wordpress").runWordPress("a", "mysql", "uploads")
+	return b, newWordPressClient(t, b.url(), 1)
 }
 
 // TestWordPressCrashKeepsAcknowledgedWrites kills MariaDB, then apache2,
@@ -180,14 +186,8 @@ func TestWordPressFailoverFromCrashConsistentCopy(t *testing.T) {
 	p := newPool(t)
 	p.site("site-a")
 	a := d.runWordPress("a", p.volume("site-a", "mysql"), p.volume("site-a", "uploads"))
-	w, err := NewWordPress(Config{Name: "wp", URL: a.url(), User: WordPressAdmin, Password: testAppPassword, Seed: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := newWordPressClient(t, a.url(), 3)
 	ctx := context.Background()
-	if err := w.Setup(ctx, 5*time.Minute); err != nil {
-		t.Fatalf("WordPress did not come up: %v", err)
-	}
 	writeUntil(t, ctx, w, 10, 10)
 	var b *wordPressBed
 	v := failOverTo(t, ctx, w, p, func() { d.kill(a.web); d.kill(a.db) }, func() string {
