@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/baton-dr/baton/bed"
 	bedsim "github.com/baton-dr/baton/bed/sim"
 )
 
@@ -15,24 +14,15 @@ import (
 // simulation's Failover used to take it, leave a tail writing next to the
 // application and start it a second time on the same site).
 func TestAMoveToTheSiteTheApplicationRunsOnIsRefused(t *testing.T) {
-	w, err := bedsim.New(bedsim.Options{Seed: 3, Scenario: "test/same-site"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Deploy(bed.App{Name: "app", Kind: bed.WordPress, Site: "site-a"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Protect("app"); err != nil {
-		t.Fatal(err)
-	}
+	w := protectedApp(t, bedsim.Options{Seed: 3, Scenario: "test/same-site"})
 	events := len(w.Timeline())
-	if _, err := w.Failover("app", "site-a"); err == nil || !strings.Contains(err.Error(), "runs on site-a already") {
+	if _, err := w.Failover("wp", "site-a"); err == nil || !strings.Contains(err.Error(), "runs on site-a already") {
 		t.Fatalf("fail over to the site it runs on: %v, want a refusal", err)
 	}
-	if _, err := w.Relocate("app", "site-a"); err == nil || !strings.Contains(err.Error(), "runs on site-a already") {
+	if _, err := w.Relocate("wp", "site-a"); err == nil || !strings.Contains(err.Error(), "runs on site-a already") {
 		t.Fatalf("relocate to the site it runs on: %v, want a refusal", err)
 	}
-	if _, err := w.Failover("app", "site-c"); err == nil || !strings.Contains(err.Error(), `no site "site-c"`) {
+	if _, err := w.Failover("wp", "site-c"); err == nil || !strings.Contains(err.Error(), `no site "site-c"`) {
 		t.Fatalf("fail over to a site the bed lacks: %v, want a refusal", err)
 	}
 	if got := w.Timeline()[events:]; len(got) != 0 {
@@ -41,10 +31,10 @@ func TestAMoveToTheSiteTheApplicationRunsOnIsRefused(t *testing.T) {
 	if err := w.Run(time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	if where, err := w.Where("app"); err != nil || where != "site-a" {
+	if where, err := w.Where("wp"); err != nil || where != "site-a" {
 		t.Fatalf("the application runs on %q (%v) after the refused moves, want site-a", where, err)
 	}
-	v, err := w.Verify("app")
+	v, err := w.Verify("wp")
 	if err != nil || !v.Consistent() || v.LostAcknowledged() != 0 {
 		t.Fatalf("after the refused moves: %v, %v", v, err)
 	}

@@ -10,6 +10,8 @@ import (
 	"github.com/baton-dr/baton/reports"
 )
 
+// protectedApp is a simulated world running WordPress ("wp") on site-a,
+// protected.
 func protectedApp(t *testing.T, options bedsim.Options) *bedsim.World {
 	t.Helper()
 	w, err := bedsim.New(options)
