@@ -6,9 +6,11 @@
 // on is refused, the instance left writing on a cut-off site is the diverged
 // tail, a planned move loses nothing -- whichever bed runs it.
 //
-// What differs between beds is behind Platform, which each bed implements
-// (bed/sim over the simulated kernel, bed/local over real processes, and the
-// kind-based bed/real): how a volume is made and a pod started, what time
-// is, where events and violations go. The bed keeps its own Ramen driver
-// (its rounds are its own) and hands it to New.
+// What differs between beds is behind Platform, which bed/sim (over the
+// simulated kernel) and bed/local (over real processes) implement: how a
+// volume is made and a pod started, what time is, where events and
+// violations go. The bed keeps its own Ramen driver (its rounds are its own)
+// and hands it to New. The kind-based bed/real does not run on Platform yet:
+// its moves restore claims and run the applications' own images, and it
+// shares only MoveLosses, OriginTakenAt and CloseDevices with the others.
 package apps
