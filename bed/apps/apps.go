@@ -179,11 +179,8 @@ func (s *Apps) Relocate(name, to string) (workload.Verdict, error) {
 		return workload.Verdict{}, err
 	}
 	from := a.Site
-	switch {
-	case from == "":
-		return workload.Verdict{}, fmt.Errorf("relocate %s: it is not running", name)
-	case from == to:
-		return workload.Verdict{}, fmt.Errorf("relocate %s: it runs on %s already", name, to)
+	if err := MoveRefused("relocate", name, from, to, true); err != nil {
+		return workload.Verdict{}, err
 	}
 	if err := s.site(to); err != nil {
 		return workload.Verdict{}, err
@@ -216,8 +213,8 @@ func (s *Apps) Failover(name, to string) (workload.Verdict, error) {
 		return workload.Verdict{}, err
 	}
 	from := a.Site
-	if from == to {
-		return workload.Verdict{}, fmt.Errorf("fail over %s: it runs on %s already", name, to)
+	if err := MoveRefused("fail over", name, from, to, false); err != nil {
+		return workload.Verdict{}, err
 	}
 	s.config.Platform.Event(to, reports.EventAction, "fail over %s from %s to %s", name, from, to)
 	var tail *ramen.Tail

@@ -227,11 +227,8 @@ func (b *Bed) Relocate(name, to string) (workload.Verdict, error) {
 		return workload.Verdict{}, err
 	}
 	from := a.site
-	switch {
-	case from == "":
-		return workload.Verdict{}, fmt.Errorf("relocate %s: it is not running", name)
-	case from == to:
-		return workload.Verdict{}, fmt.Errorf("relocate %s: it runs on %s already", name, to)
+	if err := apps.MoveRefused("relocate", name, from, to, true); err != nil {
+		return workload.Verdict{}, err
 	}
 	target, err := b.site(to)
 	if err != nil {
@@ -266,13 +263,16 @@ func (b *Bed) Failover(name, to string) (workload.Verdict, error) {
 	if err != nil {
 		return workload.Verdict{}, err
 	}
+	from := a.site
+	if err := apps.MoveRefused("fail over", name, from, to, false); err != nil {
+		return workload.Verdict{}, err
+	}
 	if err := b.restoreClaims(a, target); err != nil {
 		return workload.Verdict{}, err
 	}
-	from := a.site
 	b.event(to, reports.EventAction, "fail over %s from %s to %s", name, from, to)
 	var tail *ramen.Tail
-	if from != "" && from != to && a.web != nil {
+	if from != "" && a.web != nil {
 		old, err := b.site(from)
 		if err != nil {
 			return workload.Verdict{}, err
@@ -285,7 +285,7 @@ func (b *Bed) Failover(name, to string) (workload.Verdict, error) {
 		}
 		tail = &ramen.Tail{Site: from, Stop: t.stop}
 		a.site = ""
-	} else if from != "" && from != to {
+	} else if from != "" {
 		model, err := b.newModel(a.spec, name+"~tail")
 		if err != nil {
 			return workload.Verdict{}, err
