@@ -31,9 +31,10 @@ type SyncWait struct {
 	Pause func(ctx context.Context) error
 }
 
-// again reports whether a call that has looked again looked times looks
-// once more: while within Looks, after the pause. The call's deadline during
-// the pause ends the wait, and the call answers what its last look saw.
+// again reports whether a call that has already looked again `looked` times
+// may look once more: yes while fewer than Looks, after the pause. The call's
+// deadline during the pause ends the wait: the call answers what its last
+// look saw.
 func (w SyncWait) again(ctx context.Context, looked int) bool {
 	return looked < w.Looks && w.Pause(ctx) == nil
 }
