@@ -12,10 +12,13 @@ import (
 	"github.com/baton-dr/baton/workload"
 )
 
-// App is one application: its workload model, its volumes, where its pod
-// runs, and Ramen's view of it.
+// App is one application: what runs in its pod, its volumes, where its
+// pod runs, and Ramen's view of it.
 type App struct {
-	Spec    bed.App
+	Spec        bed.App
+	Application Application
+	// Model is the application's workload model when that is what runs
+	// (Application is its); nil for an application run as itself.
 	Model   workload.Workload
 	Volumes []Volume
 	// Site is where the application runs; "" while it is stopped.
@@ -28,7 +31,7 @@ type App struct {
 }
 
 // Running reports whether the application's pod runs and can write.
-func (a *App) Running() bool { return a.Pod != nil && a.Pod.Devices() != nil }
+func (a *App) Running() bool { return a.Pod != nil && a.Pod.Running() }
 
 // Handles are the CSI handles of the application's volumes, in order.
 func (a *App) Handles() []string {
@@ -98,8 +101,21 @@ func (s *Apps) site(name string) error {
 	return nil
 }
 
-func (s *Apps) model(spec bed.App, name string) (workload.Workload, error) {
-	return spec.Kind.Model(name, s.config.Platform.Rand(name))
+// application is what runs spec: the platform's own (Runner), or its
+// workload model.
+func (s *Apps) application(spec bed.App) (Application, workload.Workload, error) {
+	p := s.config.Platform
+	if r, ok := p.(Runner); ok {
+		application, err := r.Run(spec)
+		if err != nil || application != nil {
+			return application, nil, err
+		}
+	}
+	w, err := newModel(p, spec, spec.Name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &model{spec: spec, platform: p, workload: w}, w, nil
 }
 
 // Deploy creates the application's volumes through its site's CSI
@@ -112,13 +128,13 @@ func (s *Apps) Deploy(spec bed.App) error {
 	if err := s.site(spec.Site); err != nil {
 		return err
 	}
-	model, err := s.model(spec, spec.Name)
+	application, model, err := s.application(spec)
 	if err != nil {
 		return err
 	}
-	a := &App{Spec: spec, Model: model}
-	for _, v := range model.Volumes() {
-		handle, err := p.CreateVolume(spec.Site, spec.Name+"-"+v.Name, v.SizeBytes)
+	a := &App{Spec: spec, Application: application, Model: model}
+	for _, v := range application.Volumes() {
+		handle, err := p.CreateVolume(spec.Site, spec.Name, v)
 		if err != nil {
 			return fmt.Errorf("create volume %s on %s: %w", v.Name, spec.Site, err)
 		}
@@ -132,7 +148,7 @@ func (s *Apps) Deploy(spec bed.App) error {
 		return err
 	}
 	a.Site, a.Pod = spec.Site, pod
-	return nil
+	return application.Start(pod)
 }
 
 // Step is one operation of every running application and of every tail.
@@ -141,9 +157,9 @@ func (s *Apps) Step() {
 	now := p.Now()
 	for _, a := range s.apps {
 		if a.Running() {
-			res, err := a.Model.Step(now, a.Pod.Devices())
+			acknowledged, err := a.Application.Step(now, a.Pod)
 			switch {
-			case err == nil && res.Acknowledged:
+			case err == nil && acknowledged:
 				p.Wrote(a.Spec.Name, a.Site)
 			case err != nil && !errors.Is(err, workload.ErrStopped):
 				p.WriteFailed(a, err)
@@ -164,6 +180,11 @@ func (s *Apps) Protect(name string) error {
 	}
 	if a.Site == "" {
 		return fmt.Errorf("protect %s: it is not running", name)
+	}
+	if c, ok := s.config.Platform.(Claims); ok {
+		if err := c.Retain(a, a.Site); err != nil {
+			return fmt.Errorf("protect %s: %w", name, err)
+		}
 	}
 	return s.config.Ramen.Protect(a.Ramen, a.Site)
 }
@@ -192,6 +213,9 @@ func (s *Apps) Relocate(name, to string) (workload.Verdict, error) {
 	if err := s.stop(a); err != nil {
 		return workload.Verdict{}, err
 	}
+	if err := s.restoreClaims(a, to); err != nil {
+		return workload.Verdict{}, err
+	}
 	if err := s.config.Ramen.Relocate(a.Ramen, from, to); err != nil {
 		return workload.Verdict{}, err
 	}
@@ -216,15 +240,16 @@ func (s *Apps) Failover(name, to string) (workload.Verdict, error) {
 	if err := MoveRefused("fail over", name, from, to, false); err != nil {
 		return workload.Verdict{}, err
 	}
+	if err := s.restoreClaims(a, to); err != nil {
+		return workload.Verdict{}, err
+	}
 	s.config.Platform.Event(to, reports.EventAction, "fail over %s from %s to %s", name, from, to)
 	var tail *ramen.Tail
 	if from != "" {
 		if a.Running() {
-			model, err := s.model(a.Spec, name+"~tail")
-			if err != nil {
+			if tail, err = a.Application.Tail(from, a.Pod); err != nil {
 				return workload.Verdict{}, err
 			}
-			tail = &ramen.Tail{Model: model, Site: from, Devices: a.Pod.Devices(), Stop: a.Pod.Stop}
 		}
 		a.Site, a.Pod = "", nil
 	}
@@ -237,22 +262,61 @@ func (s *Apps) Failover(name, to string) (workload.Verdict, error) {
 // land starts the application on site and verifies what it finds there
 // before it writes anything: the move's verdict. The application then
 // continues from what survived.
+//
+// It refuses a site where the tail still writes: the old pod would hold
+// the volumes beside the new one.
 func (s *Apps) land(a *App, site string, planned bool) (workload.Verdict, error) {
 	p := s.config.Platform
+	if t := a.Ramen.Tail; t != nil && t.Site == site {
+		return workload.Verdict{}, fmt.Errorf("%s: its old pod still runs on %s", a.Spec.Name, site)
+	}
 	start := p.Now()
 	pod, err := p.StartPod(site, a.Spec.Name, a.Volumes)
 	if err != nil {
 		return workload.Verdict{}, err
 	}
 	a.Site, a.Pod = site, pod
-	verdict := a.Model.Verify(pod.Devices(), p.Now())
+	var recoveryPoint func() (time.Time, error)
+	if !planned {
+		recoveryPoint = func() (time.Time, error) { return s.recoveryPoint(a) }
+	}
+	verdict, err := a.Application.Verify(pod, p.Now(), recoveryPoint)
 	s.checkLoss(a, verdict, planned)
 	p.Event(site, reports.EventRole, "%s runs on %s after %s: %d acknowledged writes lost",
 		a.Spec.Name, site, p.Now().Sub(start), verdict.LostAcknowledged())
+	if err != nil {
+		return verdict, fmt.Errorf("%s on %s: %w", a.Spec.Name, site, err)
+	}
 	if !verdict.Consistent() {
 		return verdict, fmt.Errorf("%s on %s: %s", a.Spec.Name, site, verdict.String())
 	}
-	return verdict, a.Model.Resume(verdict)
+	return verdict, a.Application.Resume(pod, verdict)
+}
+
+// recoveryPoint is the oldest of the application's volumes' origins: what
+// an unplanned move may have lost is what came after it (each volume's loss
+// is then judged against its own origin, bed.MoveLosses).
+func (s *Apps) recoveryPoint(a *App) (time.Time, error) {
+	var oldest time.Time
+	for _, v := range a.Volumes {
+		origin, err := s.config.Platform.OriginTakenAt(v.Handle)
+		if err != nil {
+			return time.Time{}, fmt.Errorf("the recovery point of %s: %w", v.Name, err)
+		}
+		if oldest.IsZero() || origin.Before(oldest) {
+			oldest = origin
+		}
+	}
+	return oldest, nil
+}
+
+// restoreClaims makes the application's claims on site where the platform
+// holds volumes through claims (Claims).
+func (s *Apps) restoreClaims(a *App, site string) error {
+	if c, ok := s.config.Platform.(Claims); ok {
+		return c.Restore(a, site)
+	}
+	return nil
 }
 
 // checkLoss holds the volume invariant of a move (bed.MoveLosses); a
@@ -311,7 +375,7 @@ func (s *Apps) Verify(name string) (workload.Verdict, error) {
 	if !a.Running() && !s.config.Platform.Until(a.Running, s.config.Limit) {
 		return workload.Verdict{}, fmt.Errorf("%s's pod on %s did not run again within %s", name, a.Site, s.config.Limit)
 	}
-	return a.Model.Verify(a.Pod.Devices(), s.config.Platform.Now()), nil
+	return a.Application.Verify(a.Pod, s.config.Platform.Now(), nil)
 }
 
 // Where tells on which site the application runs.

@@ -7,10 +7,12 @@
 // tail, a planned move loses nothing -- whichever bed runs it.
 //
 // What differs between beds is behind Platform, which bed/sim (over the
-// simulated kernel) and bed/local (over real processes) implement: how a
-// volume is made and a pod started, what time is, where events and
-// violations go. The bed keeps its own Ramen driver (its rounds are its own)
-// and hands it to New. The kind-based bed/real does not run on Platform yet:
-// its moves restore claims and run the applications' own images, and it
-// shares only MoveLosses, OriginTakenAt and CloseDevices with the others.
+// simulated kernel), bed/local (over real processes) and bed/real (over kind
+// clusters) implement: how a volume is made and a pod started, what time is,
+// where events and violations go. Two capabilities a platform may add: Runner
+// runs some applications as themselves (bed/real's WordPress and Gitea,
+// written through their HTTP APIs) instead of their workload models, and
+// Claims holds volumes through claims that a move restores on the target
+// site, as Ramen's VolumeReplicationGroup does. The bed keeps its own Ramen
+// driver (its rounds are its own) and hands it to New.
 package apps

@@ -23,9 +23,9 @@ type Platform interface {
 	// application, or its tail "<name>~tail"): seeded, so a run replays.
 	Rand(name string) *rand.Rand
 
-	// CreateVolume creates a block volume of sizeBytes named name through
-	// site's CSI controller and returns its handle.
-	CreateVolume(site, name string, sizeBytes uint64) (handle string, err error)
+	// CreateVolume creates one of app's volumes through site's CSI
+	// controller and returns its handle.
+	CreateVolume(site, app string, volume workload.VolumeSpec) (handle string, err error)
 	// StartPod starts app's pod on site: its volumes staged and published on
 	// one of the site's nodes through the CSI node service -- retrying while
 	// the driver says the device is not there yet, as the kubelet does --
@@ -57,12 +57,26 @@ type Pod interface {
 	// Node is the node the pod runs on; "" while it does not run (its node
 	// went down and the bed has not started it elsewhere yet).
 	Node() string
+	// Running reports whether the pod runs and its application can write.
+	Running() bool
 	// Devices are the application's open volumes by name; nil while the
-	// pod does not run.
+	// pod does not run, and for an application that opens its volumes
+	// itself.
 	Devices() workload.Devices
 	// Stop deletes the pod: its devices close, its volumes are unpublished
 	// and unstaged.
 	Stop() error
+}
+
+// Claims is a Platform whose applications hold their volumes through
+// claims, as Ramen's VolumeReplicationGroup handles them: Retain keeps a's
+// volumes on site when their claims go (before protection: the data is the
+// chain's from then on), Restore makes a's claims on site, bound to the
+// volumes' handles (before a move makes the site's VolumeReplications, which
+// name the claims).
+type Claims interface {
+	Retain(a *App, site string) error
+	Restore(a *App, site string) error
 }
 
 // Volume is one of an application's volumes.

@@ -61,9 +61,9 @@ func (p platform) WriteFailed(a *apps.App, err error) {
 	p.b.violate("application: the primary refused a write", fmt.Sprintf("%s on %s: %v", a.Spec.Name, a.Site, err))
 }
 
-// CreateVolume creates a block volume through the site's CSI controller,
+// CreateVolume creates a block volume, named APP-VOLUME, through the site's CSI controller,
 // one replica (btrfs).
-func (p platform) CreateVolume(site, name string, sizeBytes uint64) (string, error) {
+func (p platform) CreateVolume(site, app string, volume workload.VolumeSpec) (string, error) {
 	s, err := p.b.site(site)
 	if err != nil {
 		return "", err
@@ -71,8 +71,8 @@ func (p platform) CreateVolume(site, name string, sizeBytes uint64) (string, err
 	ctx, cancel := context.WithTimeout(context.Background(), p.b.options.ActionLimit)
 	defer cancel()
 	resp, err := s.csiController.CreateVolume(ctx, &csispec.CreateVolumeRequest{
-		Name:               name,
-		CapacityRange:      &csispec.CapacityRange{RequiredBytes: int64(sizeBytes)},
+		Name:               app + "-" + volume.Name,
+		CapacityRange:      &csispec.CapacityRange{RequiredBytes: int64(volume.SizeBytes)},
 		VolumeCapabilities: []*csispec.VolumeCapability{blockCapability()},
 		Parameters:         map[string]string{"placeCount": "1"},
 	})
@@ -117,6 +117,8 @@ type pod struct {
 
 func (p *pod) Node() string              { return nodeName }
 func (p *pod) Devices() workload.Devices { return p.devices }
+
+func (p *pod) Running() bool { return p.devices != nil }
 
 func (p *pod) stagingPath(v apps.Volume) string {
 	return filepath.Join(p.site.dir, "kubelet", "staging", p.name, v.Name)

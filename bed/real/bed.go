@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/baton-dr/baton/bed"
+	"github.com/baton-dr/baton/bed/apps"
 	"github.com/baton-dr/baton/bed/ramen"
 	sitecontroller "github.com/baton-dr/baton/controllers/site"
 	"github.com/baton-dr/baton/internal/syncio"
@@ -76,9 +77,13 @@ type Bed struct {
 	sites   []*site
 	run     string // names the run's namespaces and its chaos table
 
-	apps     map[string]*app
-	appOrder []string
-	ramen    *ramen.Driver
+	// apps are the applications (bed/apps over platform{b}); they answer
+	// Deploy, Protect, the moves, Verify, Where and Pod. held is the bed's
+	// own part of each, by name.
+	apps *apps.Apps
+	apps.Moves
+	held  map[string]*app
+	ramen *ramen.Driver
 	// partitions are the paths cut (Partition, Heal, HealAll).
 	partitions *bed.Partitions
 	bed.Partitioner
@@ -116,13 +121,15 @@ type site struct {
 // with each registered as the other's peer and csi-addons' replication API
 // there, and that no partition is left over from a crashed run.
 func New(infra *Infra, options Options) (b *Bed, err error) {
-	b = &Bed{options: options.withDefaults(), infra: infra, started: time.Now(), apps: map[string]*app{},
+	b = &Bed{options: options.withDefaults(), infra: infra, started: time.Now(), held: map[string]*app{},
 		checker: chain.NewChecker(), shippedAt: map[chain.Ref]time.Time{}, run: newRun()}
 	b.partitions = &bed.Partitions{Sites: b.Sites(), Apply: b.applyCuts, Event: b.event, Violate: b.violate}
 	b.Partitioner = b.partitions
 	inForce.own(b.chaosTable())
 	b.ramen = &ramen.Driver{Sites: b.Sites(), Reaches: b.reaches,
 		Until: b.pump, Limit: b.options.ActionLimit, Event: b.event, Violate: b.violate, TellWishes: true}
+	b.apps = apps.New(apps.Config{Platform: platform{b}, Ramen: b.ramen, Sites: b.Sites(), Limit: b.options.ActionLimit})
+	b.Moves = b.apps
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, b.Close())
@@ -197,11 +204,9 @@ func (b *Bed) Close() error {
 		if errs[0] == nil {
 			inForce.release(b.chaosTable())
 		}
-		for _, name := range b.appOrder {
-			errs = append(errs, b.stop(b.apps[name]))
-		}
-		for _, name := range b.appOrder {
-			if err := b.ramen.Unprotect(b.apps[name].ramen); err != nil {
+		errs = append(errs, b.apps.Close())
+		for _, a := range b.apps.All() {
+			if err := b.ramen.Unprotect(a.Ramen); err != nil {
 				errs = append(errs, err)
 			}
 		}

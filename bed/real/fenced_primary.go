@@ -4,11 +4,12 @@ import (
 	"fmt"
 
 	"github.com/baton-dr/baton/bed"
+	"github.com/baton-dr/baton/bed/apps"
 	"github.com/baton-dr/baton/storage/chain"
 )
 
-// checkPrimariesWritable holds bed.FencedPrimary on every running
-// application's volumes at every look at the records.
+// checkPrimariesWritable holds bed.FencedPrimary on the volumes of every
+// application of all that runs, at every look at the records.
 //
 // The application did not show such a fence on this bed: the node agent
 // fenced a member with its loop device's read-only flag (BLKROSET) only,
@@ -17,18 +18,17 @@ import (
 // block-device loopN" and lets them through), so ext4 and MariaDB went on
 // acknowledging writes. The fence now shuts the file system down as well
 // (node/fence), but the sites' records stay where a fence shows first.
-func (b *Bed) checkPrimariesWritable(records map[chain.Ref][]chain.Member) {
-	for _, name := range b.appOrder {
-		a := b.apps[name]
-		if a.site == "" {
+func (b *Bed) checkPrimariesWritable(all []*apps.App, records map[chain.Ref][]chain.Member) {
+	for _, a := range all {
+		if a.Site == "" {
 			continue
 		}
-		s, err := b.site(a.site)
+		s, err := b.site(a.Site)
 		if err != nil {
 			continue
 		}
-		for _, v := range a.volumes {
-			root, err := chain.ParseRef(v.handle)
+		for _, v := range a.Volumes {
+			root, err := chain.ParseRef(v.Handle)
 			if err != nil {
 				continue
 			}
@@ -38,7 +38,7 @@ func (b *Bed) checkPrimariesWritable(records map[chain.Ref][]chain.Member) {
 				continue
 			}
 			b.violate(bed.InvariantFencedPrimary, fmt.Sprintf("%s writes %s on %s, whose member %s there is %s",
-				name, v.name, a.site, member.Ref, member.State))
+				a.Spec.Name, v.Name, a.Site, member.Ref, member.State))
 		}
 	}
 }

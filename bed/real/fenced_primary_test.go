@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/baton-dr/baton/bed"
+	"github.com/baton-dr/baton/bed/apps"
 	"github.com/baton-dr/baton/storage/chain"
 )
 
@@ -26,20 +27,21 @@ func failedOverChain(t *testing.T, clone chain.State) (chain.Ref, map[chain.Ref]
 	}}
 }
 
-func bedWithAppOn(root chain.Ref, where string) *Bed {
-	a := &app{spec: bed.App{Name: "wordpress"}, site: where,
-		volumes: []*appVolume{{name: "db", handle: root.String()}}}
-	return &Bed{options: Options{}.withDefaults(), sites: []*site{{Cluster: SiteA, ID: SiteA.ChartID}, {Cluster: SiteB, ID: SiteB.ChartID}},
-		apps: map[string]*app{"wordpress": a}, appOrder: []string{"wordpress"}}
+// bedWithAppOn is a bed of two sites and the application wordpress
+// running where (stopped: ""), writing the chain of root.
+func bedWithAppOn(root chain.Ref, where string) (*Bed, []*apps.App) {
+	a := &apps.App{Spec: bed.App{Name: "wordpress"}, Site: where, Volumes: []apps.Volume{{Name: "db", Handle: root.String()}}}
+	b := &Bed{options: Options{}.withDefaults(), sites: []*site{{Cluster: SiteA, ID: SiteA.ChartID}, {Cluster: SiteB, ID: SiteB.ChartID}}}
+	return b, []*apps.App{a}
 }
 
 // The first seed's bug on this bed: the recovered old site's demote fenced
 // the clone the application writes on the other site.
 func TestADemotedMemberUnderARunningApplicationIsAViolation(t *testing.T) {
 	root, records := failedOverChain(t, chain.Demoted)
-	b := bedWithAppOn(root, SiteB.Site)
-	b.checkPrimariesWritable(records)
-	b.checkPrimariesWritable(records) // once per member, however often it is seen
+	b, running := bedWithAppOn(root, SiteB.Site)
+	b.checkPrimariesWritable(running, records)
+	b.checkPrimariesWritable(running, records) // once per member, however often it is seen
 	if len(b.Violations()) != 1 {
 		t.Fatalf("violations %v, want one", b.Violations())
 	}
@@ -65,8 +67,8 @@ func TestFencesTheStoryMakesAreNoViolation(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root, records := failedOverChain(t, c.clone)
-			b := bedWithAppOn(root, c.where)
-			b.checkPrimariesWritable(records)
+			b, running := bedWithAppOn(root, c.where)
+			b.checkPrimariesWritable(running, records)
 			if len(b.Violations()) != 0 {
 				t.Errorf("violations %v", b.Violations())
 			}

@@ -44,18 +44,18 @@ func TestAnApplicationTakesANodePortNoServiceHolds(t *testing.T) {
 	hold("scenario-other", webNodePort+2)
 	// Both sites on one API server: what one holds, the other does too.
 	sites := []*site{{Cluster: Cluster{Name: "a"}, client: client}, {Cluster: Cluster{Name: "b"}, client: client}}
-	b := &Bed{apps: map[string]*app{}, sites: sites, run: newRun()}
+	b := &Bed{held: map[string]*app{}, sites: sites, run: newRun()}
 	defer b.releaseNodePorts()
 	if port, err := b.freeNodePort(ctx); err != nil || port != webNodePort+1 {
 		t.Fatalf("got %d, %v; want %d, the lowest port no Service holds", port, err, webNodePort+1)
 	}
-	b.apps["wordpress"] = &app{web: &webApp{nodePort: webNodePort + 1}}
+	b.held["wordpress"] = &app{web: &webApp{nodePort: webNodePort + 1}}
 	if port, err := b.freeNodePort(ctx); err != nil || port != webNodePort+3 {
 		t.Fatalf("got %d, %v; want %d, past the bed's own application", port, err, webNodePort+3)
 	}
 	// A bed beside it in the process, before either made a Service: the
 	// ports the first took are not the second's.
-	beside := &Bed{apps: map[string]*app{}, sites: sites, run: newRun()}
+	beside := &Bed{held: map[string]*app{}, sites: sites, run: newRun()}
 	defer beside.releaseNodePorts()
 	if port, err := beside.freeNodePort(ctx); err != nil || port != webNodePort+4 {
 		t.Fatalf("got %d, %v; want %d, past the ports the bed beside took", port, err, webNodePort+4)

@@ -36,8 +36,8 @@ func (b *Bed) violate(invariant, message string) {
 func (b *Bed) observe() {
 	b.lastCheck = time.Now()
 	b.noticeBesides()
-	for _, name := range b.appOrder {
-		a := b.apps[name]
+	for _, x := range b.apps.All() {
+		name, a := x.Spec.Name, b.app(x.Spec.Name)
 		if a.web != nil {
 			if key, refusing := a.web.drainWrites(a.writes); refusing != "" && b.FirstReport(key) {
 				b.violate("application: the primary refused a write", refusing)
@@ -63,7 +63,7 @@ func (b *Bed) observe() {
 			b.violate("chain", key)
 		}
 	}
-	b.checkPrimariesWritable(records)
+	b.checkPrimariesWritable(b.apps.All(), records)
 	b.recordSyncs(records)
 }
 
@@ -71,9 +71,9 @@ func (b *Bed) observe() {
 // run's chains: the bed's sites outlive scenarios.
 func (b *Bed) recorded() bed.RecordedSites {
 	ours := map[chain.Ref]bool{}
-	for _, a := range b.apps {
-		for _, v := range a.volumes {
-			if root, err := chain.ParseRef(v.handle); err == nil {
+	for _, a := range b.apps.All() {
+		for _, v := range a.Volumes {
+			if root, err := chain.ParseRef(v.Handle); err == nil {
 				ours[root] = true
 			}
 		}

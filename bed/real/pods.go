@@ -57,10 +57,11 @@ func (b *Bed) ensureNamespace(ctx context.Context, s *site) error {
 	return err
 }
 
-// volumeMode is how the volume's pod holds it.
-func (v *appVolume) volumeMode() *corev1.PersistentVolumeMode {
+// volumeMode is how the application's pods hold its claims: mounted (an
+// application's own), or raw block devices (a workload model's).
+func (a *app) volumeMode() *corev1.PersistentVolumeMode {
 	mode := corev1.PersistentVolumeBlock
-	if v.filesystem {
+	if a.web != nil {
 		mode = corev1.PersistentVolumeFilesystem
 	}
 	return &mode
@@ -69,12 +70,12 @@ func (v *appVolume) volumeMode() *corev1.PersistentVolumeMode {
 // claim makes a claim of the StorageClass baton for the volume, as the
 // application's chart would, and returns its persistent volume's name and
 // CSI handle once external-provisioner bound it.
-func (b *Bed) claim(ctx context.Context, s *site, v *appVolume) (pv, handle string, err error) {
-	name, class := v.name, "baton"
-	mib := (v.size + 1<<20 - 1) >> 20
+func (b *Bed) claim(ctx context.Context, s *site, a *app, v workload.VolumeSpec) (pv, handle string, err error) {
+	name, class := v.Name, "baton"
+	mib := (v.SizeBytes + 1<<20 - 1) >> 20
 	claim := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: b.namespace()},
 		Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-			VolumeMode: v.volumeMode(), StorageClassName: &class, Resources: corev1.VolumeResourceRequirements{
+			VolumeMode: a.volumeMode(), StorageClassName: &class, Resources: corev1.VolumeResourceRequirements{
 				Requests: corev1.ResourceList{corev1.ResourceStorage: *resource.NewQuantity(int64(mib<<20), resource.BinarySI)}}}}
 	if _, err := s.client.CoreV1().PersistentVolumeClaims(b.namespace()).Create(ctx, claim, metav1.CreateOptions{}); err != nil {
 		return "", "", fmt.Errorf("%s: claim %s: %w", s.Name, name, err)
@@ -103,60 +104,59 @@ func (b *Bed) claim(ctx context.Context, s *site, v *appVolume) (pv, handle stri
 // restoreClaim makes, on the site the application moves to, the persistent
 // volume and claim Ramen restores there: the volume's handle unchanged (the
 // chain's root, kept for ever), bound to the claim by name, retained when
-// the claim goes (the data is the chain's, not this claim's).
-func (b *Bed) restoreClaim(ctx context.Context, s *site, v *appVolume) error {
-	name := fmt.Sprintf("%s-%s-%s", b.namespace(), s.Site, v.name)
+// the claim goes (the data is the chain's, not this claim's). It returns
+// the persistent volume's name.
+func (b *Bed) restoreClaim(ctx context.Context, s *site, a *app, v apps.Volume) (string, error) {
+	name := fmt.Sprintf("%s-%s-%s", b.namespace(), s.Site, v.Name)
 	if _, err := s.client.CoreV1().PersistentVolumes().Get(ctx, name, metav1.GetOptions{}); err == nil {
-		v.pv[s.Site] = name
-		return nil
+		return name, nil
 	}
 	class := "baton"
-	mib := (v.size + 1<<20 - 1) >> 20
+	mib := (v.SizeBytes + 1<<20 - 1) >> 20
 	pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"baton.dev/scenario-run": b.run}},
 		Spec: corev1.PersistentVolumeSpec{
-			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}, VolumeMode: v.volumeMode(), StorageClassName: class,
+			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}, VolumeMode: a.volumeMode(), StorageClassName: class,
 			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
 			Capacity:                      corev1.ResourceList{corev1.ResourceStorage: *resource.NewQuantity(int64(mib<<20), resource.BinarySI)},
-			ClaimRef:                      &corev1.ObjectReference{Namespace: b.namespace(), Name: v.name},
+			ClaimRef:                      &corev1.ObjectReference{Namespace: b.namespace(), Name: v.Name},
 			PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{
-				Driver: "csi.baton-dr.io", VolumeHandle: v.handle}}}}
+				Driver: "csi.baton-dr.io", VolumeHandle: v.Handle}}}}
 	if _, err := s.client.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("%s: restore the volume of %s: %w", s.Name, v.name, err)
+		return "", fmt.Errorf("%s: restore the volume of %s: %w", s.Name, v.Name, err)
 	}
-	claim := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: v.name, Namespace: b.namespace()},
-		Spec: corev1.PersistentVolumeClaimSpec{AccessModes: pv.Spec.AccessModes, VolumeMode: v.volumeMode(), StorageClassName: &class,
+	claim := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: v.Name, Namespace: b.namespace()},
+		Spec: corev1.PersistentVolumeClaimSpec{AccessModes: pv.Spec.AccessModes, VolumeMode: a.volumeMode(), StorageClassName: &class,
 			VolumeName: name, Resources: corev1.VolumeResourceRequirements{Requests: pv.Spec.Capacity}}}
 	if _, err := s.client.CoreV1().PersistentVolumeClaims(b.namespace()).Create(ctx, claim, metav1.CreateOptions{}); err != nil &&
 		!apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("%s: restore the claim of %s: %w", s.Name, v.name, err)
+		return "", fmt.Errorf("%s: restore the claim of %s: %w", s.Name, v.Name, err)
 	}
-	v.pv[s.Site] = name
-	return nil
+	return name, nil
 }
 
 // startPod starts the application's pod on the site, holding every claim as
 // a raw block device, and returns its UID once it runs -- kubelet has
 // staged and published every volume.
-func (b *Bed) startPod(ctx context.Context, s *site, a *app) (string, error) {
+func (b *Bed) startPod(ctx context.Context, s *site, name string, volumes []apps.Volume) (string, error) {
 	image, err := batonImage(ctx, s)
 	if err != nil {
 		return "", err
 	}
-	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: a.spec.Name, Namespace: b.namespace(), Labels: map[string]string{"app": a.spec.Name}},
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: b.namespace(), Labels: map[string]string{"app": name}},
 		Spec: corev1.PodSpec{TerminationGracePeriodSeconds: new(int64), Containers: []corev1.Container{{
 			Name: "app", Image: image, ImagePullPolicy: corev1.PullNever, Command: []string{"sleep", "infinity"}}}}}
-	for _, v := range a.volumes {
-		pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{Name: v.name, VolumeSource: corev1.VolumeSource{
-			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: v.name}}})
+	for _, v := range volumes {
+		pod.Spec.Volumes = append(pod.Spec.Volumes, corev1.Volume{Name: v.Name, VolumeSource: corev1.VolumeSource{
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: v.Name}}})
 		pod.Spec.Containers[0].VolumeDevices = append(pod.Spec.Containers[0].VolumeDevices,
-			corev1.VolumeDevice{Name: v.name, DevicePath: "/dev/baton-" + v.name})
+			corev1.VolumeDevice{Name: v.Name, DevicePath: "/dev/baton-" + v.Name})
 	}
 	if _, err := s.client.CoreV1().Pods(b.namespace()).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
-		return "", fmt.Errorf("%s: start %s's pod: %w", s.Name, a.spec.Name, err)
+		return "", fmt.Errorf("%s: start %s's pod: %w", s.Name, name, err)
 	}
 	var uid string
 	err = poll.Until(ctx, b.options.ActionLimit, func() (bool, string) {
-		got, err := s.client.CoreV1().Pods(b.namespace()).Get(ctx, a.spec.Name, metav1.GetOptions{})
+		got, err := s.client.CoreV1().Pods(b.namespace()).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, err.Error()
 		}
@@ -164,7 +164,7 @@ func (b *Bed) startPod(ctx context.Context, s *site, a *app) (string, error) {
 		return got.Status.Phase == corev1.PodRunning, podWaiting(got)
 	})
 	if err != nil {
-		return "", fmt.Errorf("%s: %s's pod: %w", s.Name, a.spec.Name, err)
+		return "", fmt.Errorf("%s: %s's pod: %w", s.Name, name, err)
 	}
 	return uid, nil
 }
@@ -198,7 +198,7 @@ func batonImage(ctx context.Context, s *site) (string, error) {
 // into the pod: the CSI node plugin bind-mounted each volume's device on
 // its publish path, which the root of the node container the pod runs on
 // shows.
-func (b *Bed) openDevices(s *site, a *app, podUID string) (workload.Devices, error) {
+func (b *Bed) openDevices(s *site, a *app, volumes []apps.Volume, podUID string) (workload.Devices, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), claimLimit)
 	defer cancel()
 	pid, err := b.podNodePID(ctx, s, a)
@@ -206,15 +206,15 @@ func (b *Bed) openDevices(s *site, a *app, podUID string) (workload.Devices, err
 		return nil, err
 	}
 	devices := workload.Devices{}
-	for _, v := range a.volumes {
+	for _, v := range volumes {
 		path := filepath.Join(fmt.Sprintf("/proc/%d/root", pid), "var/lib/kubelet/plugins/kubernetes.io/csi/volumeDevices/publish",
-			v.pv[s.Site], podUID)
+			a.pv[v.Name][s.Site], podUID)
 		f, err := os.OpenFile(path, os.O_RDWR, 0)
 		if err != nil {
 			apps.CloseDevices(devices)
-			return nil, fmt.Errorf("%s: open %s's published device: %w", s.Name, v.name, err)
+			return nil, fmt.Errorf("%s: open %s's published device: %w", s.Name, v.Name, err)
 		}
-		devices[v.name] = blockDevice{f}
+		devices[v.Name] = blockDevice{f}
 	}
 	return devices, nil
 }
@@ -238,17 +238,17 @@ func (b *Bed) podNodePID(ctx context.Context, s *site, a *app) (int, error) {
 // on: its model's pod (app=NAME, startPod's), or its own
 // (app.kubernetes.io/instance=NAME, the application's charts').
 func (b *Bed) appPodNode(ctx context.Context, s *site, a *app) (string, error) {
-	selector := "app=" + a.spec.Name
+	selector := "app=" + a.name
 	if a.web != nil {
-		selector = "app.kubernetes.io/instance=" + a.spec.Name
+		selector = "app.kubernetes.io/instance=" + a.name
 	}
 	pods, err := s.client.CoreV1().Pods(b.namespace()).List(ctx, metav1.ListOptions{LabelSelector: selector})
 	if err != nil {
-		return "", fmt.Errorf("%s: %s's pods: %w", s.Name, a.spec.Name, err)
+		return "", fmt.Errorf("%s: %s's pods: %w", s.Name, a.name, err)
 	}
 	node, err := podsNode(pods.Items)
 	if err != nil {
-		return "", fmt.Errorf("%s: %s: %w", s.Name, a.spec.Name, err)
+		return "", fmt.Errorf("%s: %s: %w", s.Name, a.name, err)
 	}
 	return node, nil
 }

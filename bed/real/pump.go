@@ -34,7 +34,7 @@ const (
 func (b *Bed) pump(done func() bool, limit time.Duration) bool {
 	return bed.WallPump{
 		StepEvery: b.options.wall(stepPeriod),
-		Step:      b.step,
+		Step:      b.apps.Step,
 		Tick: func(now time.Time) {
 			if now.Sub(b.lastCheck) >= observePeriod {
 				b.observe()
@@ -107,10 +107,10 @@ func (b *Bed) due(vr *ramen.VR, ended time.Time, again time.Duration) time.Time 
 func (b *Bed) progress() {
 	b.lastProgress = time.Now()
 	var waiting []string
-	for _, name := range b.appOrder {
-		a := b.apps[name]
+	for _, a := range b.apps.All() {
+		name := a.Spec.Name
 		for _, s := range b.Sites() {
-			vrs := a.ramen.VRs(s)
+			vrs := a.Ramen.VRs(s)
 			pending, failing := 0, 0
 			for _, vr := range vrs {
 				if !vr.Done() {

@@ -66,15 +66,14 @@ func (b *Bed) measureChange(root chain.Ref, p core.Pairing, sync *reports.Sync) 
 			after, sync.Failback = origin, true
 		}
 	}
-	for _, name := range b.appOrder {
-		a := b.apps[name]
-		for _, v := range a.volumes {
-			if v.handle != root.String() {
+	for _, a := range b.apps.All() {
+		for _, v := range a.Volumes {
+			if v.Handle != root.String() {
 				continue
 			}
-			if a.web != nil {
-				sync.BytesChanged = a.web.changedBetween(v.name, after, until)
-			} else if stats, err := a.model.ChangesBetween(v.name, after, until); err == nil {
+			if w := b.app(a.Spec.Name).web; w != nil {
+				sync.BytesChanged = w.changedBetween(v.Name, after, until)
+			} else if stats, err := a.Model.ChangesBetween(v.Name, after, until); err == nil {
 				sync.BytesChanged = stats.BlockBytes
 			}
 			return

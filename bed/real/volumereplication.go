@@ -46,10 +46,10 @@ type vrObject struct {
 }
 
 func (b *Bed) vrObjectOf(vr *ramen.VR) (vrObject, error) {
-	for _, a := range b.apps {
-		for _, v := range a.volumes {
-			if v.handle == vr.Handle {
-				o := vrObject{key: client.ObjectKey{Namespace: b.namespace(), Name: v.name}, claim: v.name,
+	for _, a := range b.apps.All() {
+		for _, v := range a.Volumes {
+			if v.Handle == vr.Handle {
+				o := vrObject{key: client.ObjectKey{Namespace: b.namespace(), Name: v.Name}, claim: v.Name,
 					resync: vr.AutoResync}
 				switch vr.Wants {
 				case ramen.Primary:

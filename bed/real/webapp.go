@@ -20,6 +20,8 @@ import (
 	ctrlclient "sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/baton-dr/baton/bed"
+	"github.com/baton-dr/baton/bed/apps"
+	"github.com/baton-dr/baton/bed/ramen"
 	"github.com/baton-dr/baton/bed/real/webapps"
 	"github.com/baton-dr/baton/internal/poll"
 	"github.com/baton-dr/baton/reports"
@@ -93,7 +95,7 @@ func (b *Bed) freeNodePort(ctx context.Context) (int32, error) {
 	for port := range portsTaken.by {
 		held[port] = true
 	}
-	for _, a := range b.apps {
+	for _, a := range b.held {
 		if a.web != nil {
 			held[a.web.nodePort] = true
 		}
@@ -138,12 +140,17 @@ func (b *Bed) releaseNodePorts() {
 // API (bed/real/webapps): every operation journaled, every acknowledged one
 // read back after each move through the same API.
 type webApp struct {
+	bed      *Bed
 	name     string
 	images   []string
 	objects  webapps.Objects // the Secret, Deployments and Services; the claims are the bed's
 	nodePort int32
 	// client is the instance the scenario follows: its journal is the run's.
 	client webapps.App
+	// site is where client's instance serves (deployWeb).
+	site string
+	// found is what the last read-back found, for Resume.
+	found webapps.Verdict
 	// mu is held around each of client's operations and its read-backs:
 	// a client performs one at a time.
 	mu     sync.Mutex
@@ -185,12 +192,12 @@ func (w *webApp) changedBetween(volume string, after, until time.Time) uint64 {
 // its client, pointed at the site it starts on.
 func (b *Bed) newWebApp(ctx context.Context, spec bed.App, s *site) (*webApp, error) {
 	images := b.options.AppImages
-	rng := rand.New(rand.NewPCG(b.options.Seed, 0x7765626170707300|uint64(len(b.appOrder))))
+	rng := rand.New(rand.NewPCG(b.options.Seed, 0x7765626170707300|uint64(len(b.apps.All()))))
 	port, err := b.freeNodePort(ctx)
 	if err != nil {
 		return nil, err
 	}
-	w := &webApp{name: spec.Name, nodePort: port, loaded: map[string]bool{}}
+	w := &webApp{bed: b, name: spec.Name, nodePort: port, loaded: map[string]bool{}}
 	placement := webapps.Placement{Namespace: b.namespace(), NodePort: w.nodePort, ExistingClaims: true}
 	config := webapps.Config{Name: spec.Name, URL: w.url(s), Seed: b.options.Seed}
 	switch spec.Kind {
@@ -256,6 +263,7 @@ func (b *Bed) deployWeb(ctx context.Context, w *webApp, s *site) error {
 			return fmt.Errorf("%s: create %s's %s %s: %w", s.Name, w.name, o.GetObjectKind().GroupVersionKind().Kind, o.GetName(), err)
 		}
 	}
+	w.site = s.Site
 	return w.client.Retarget(w.url(s))
 }
 
@@ -409,8 +417,7 @@ func (w *webWriter) drain() int64 { return w.acknowledged.Swap(0) }
 // again and deletes its pods. What it wrote must be gone once the old site
 // resynced: the scenario's client finds any of it as written by no
 // operation.
-func (b *Bed) webTail(a *app, old *site) (*webTail, error) {
-	w := a.web
+func (b *Bed) webTail(w *webApp, old *site) (*webTail, error) {
 	t := &webTail{}
 	config := webapps.Config{Name: w.name + "-tail", URL: w.url(old), Seed: b.options.Seed + 1}
 	var err error
@@ -444,57 +451,69 @@ type webTail struct {
 	stop   func() error
 }
 
-// write sets the application up where it runs and starts its writer.
-func (b *Bed) write(a *app) error {
-	if err := a.web.setup(context.Background()); err != nil {
-		return fmt.Errorf("%s on %s: %w", a.spec.Name, a.site, err)
+// The application run as itself, as bed/apps runs it (apps.Application).
+var _ apps.Application = (*webApp)(nil)
+
+// Volumes are the application's claims: file systems it mounts.
+func (w *webApp) Volumes() []workload.VolumeSpec {
+	var out []workload.VolumeSpec
+	for _, name := range w.client.Volumes() {
+		out = append(out, workload.VolumeSpec{Name: name, SizeBytes: webVolumeBytes(name)})
 	}
-	a.web.writer = startWriter(a.web.client, &a.web.mu, a.site, b.options.wall(stepPeriod), false, a.web.recordChanges)
+	return out
+}
+
+// Start sets the application up where it runs and starts its writer.
+func (w *webApp) Start(apps.Pod) error {
+	if err := w.setup(context.Background()); err != nil {
+		return fmt.Errorf("%s on %s: %w", w.name, w.site, err)
+	}
+	w.writer = startWriter(w.client, &w.mu, w.site, w.bed.options.wall(stepPeriod), false, w.recordChanges)
 	return nil
 }
 
-// landWeb starts the application on the site a move took it to, and
-// before it writes anything reads back through its API every write the
-// journal holds: the move's verdict (an application that does not come
-// back -- a database that does not recover -- fails it). An unplanned
-// move's recovery point is the oldest of its volumes' origins (each
-// volume's loss is then judged against its own, bed.MoveLosses).
-func (b *Bed) landWeb(a *app, s *site, planned bool, start time.Time) (workload.Verdict, error) {
-	ctx := context.Background()
-	if err := b.restoreClaims(a, s); err != nil {
-		return workload.Verdict{}, err
-	}
-	if err := b.deployWeb(ctx, a.web, s); err != nil {
-		return workload.Verdict{}, err
-	}
-	a.site = s.Site
-	var recoveryPoint time.Time
-	if !planned {
-		for _, v := range a.volumes {
-			origin, err := b.originTakenAt(v.handle)
-			if err != nil {
-				return workload.Verdict{}, fmt.Errorf("%s: the recovery point of %s: %w", a.spec.Name, v.name, err)
-			}
-			if recoveryPoint.IsZero() || origin.Before(recoveryPoint) {
-				recoveryPoint = origin
-			}
+// Step does nothing: the writer writes on its own (drainWrites counts it).
+func (w *webApp) Step(time.Time, apps.Pod) (bool, error) { return false, nil }
+
+// Verify reads back through the application's API every write the journal
+// holds and judges it (an application that does not come back -- a database
+// that does not recover -- fails it); after an unplanned move its losses are
+// split at the recovery point.
+func (w *webApp) Verify(_ apps.Pod, _ time.Time, recoveryPoint func() (time.Time, error)) (workload.Verdict, error) {
+	var point time.Time
+	if recoveryPoint != nil {
+		var err error
+		if point, err = recoveryPoint(); err != nil {
+			return workload.Verdict{}, err
 		}
 	}
-	v, err := a.web.readBack(ctx, recoveryPoint)
-	verdict := v.Workload(a.web.client.Volumes())
-	b.checkLoss(a, verdict, planned)
-	b.event(s.Site, reports.EventRole, "%s runs on %s after %s: %d acknowledged writes lost, read back through its API: %s",
-		a.spec.Name, s.Site, time.Since(start).Round(time.Millisecond), v.LostAcknowledged(), strings.TrimSpace(v.String()))
+	v, err := w.readBack(context.Background(), point)
+	w.found = v
+	w.bed.event(w.site, reports.EventAction, "%s read back through its API: %s", w.name, strings.TrimSpace(v.String()))
+	return v.Workload(w.client.Volumes()), err
+}
+
+// Resume goes on from what the last read-back found and writes again.
+func (w *webApp) Resume(pod apps.Pod, _ workload.Verdict) error {
+	if err := w.resume(w.found); err != nil {
+		return err
+	}
+	return w.Start(pod)
+}
+
+// Tail stops the scenario's client and starts the tail's on the old site.
+func (w *webApp) Tail(site string, _ apps.Pod) (*ramen.Tail, error) {
+	old, err := w.bed.site(site)
 	if err != nil {
-		return verdict, fmt.Errorf("%s on %s: %w", a.spec.Name, s.Site, err)
+		return nil, err
 	}
-	if !verdict.Consistent() {
-		return verdict, fmt.Errorf("%s on %s: %s", a.spec.Name, s.Site, verdict.String())
+	w.writer.Stop()
+	w.writer = nil
+	t, err := w.bed.webTail(w, old)
+	if err != nil {
+		return nil, err
 	}
-	if err := a.web.resume(v); err != nil {
-		return verdict, err
-	}
-	return verdict, b.write(a)
+	return &ramen.Tail{Site: site, Stop: t.stop}, nil
 }
 
 // drainWrites adds what the writers did since last asked to writes, by

@@ -57,12 +57,12 @@ func (p platform) Wrote(_, site string) { p.w.writes[site]++ }
 
 func (p platform) WriteFailed(a *apps.App, err error) { p.w.refusedWrite(a, err) }
 
-// CreateVolume creates a block volume through the site's CSI controller,
+// CreateVolume creates a block volume, named APP-VOLUME, through the site's CSI controller,
 // on placeCount nodes.
-func (p platform) CreateVolume(site, name string, sizeBytes uint64) (string, error) {
+func (p platform) CreateVolume(site, app string, volume workload.VolumeSpec) (string, error) {
 	resp, err := p.w.Site(site).CSIController.CreateVolume(context.Background(), &csispec.CreateVolumeRequest{
-		Name:               name,
-		CapacityRange:      &csispec.CapacityRange{RequiredBytes: int64(sizeBytes)},
+		Name:               app + "-" + volume.Name,
+		CapacityRange:      &csispec.CapacityRange{RequiredBytes: int64(volume.SizeBytes)},
 		VolumeCapabilities: []*csispec.VolumeCapability{blockCapability()},
 		Parameters:         map[string]string{"placeCount": strconv.Itoa(placeCount)},
 	})
@@ -126,6 +126,8 @@ func (p *pod) Node() string {
 }
 
 func (p *pod) Devices() workload.Devices { return p.devices }
+
+func (p *pod) Running() bool { return p.devices != nil }
 
 // Stop closes the devices and unpublishes and unstages the volumes; a pod
 // whose node went down has nothing left to stop.
