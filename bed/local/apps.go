@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"time"
 
 	csispec "github.com/container-storage-interface/spec/lib/go/csi"
 
+	"github.com/baton-dr/baton/bed"
 	"github.com/baton-dr/baton/bed/apps"
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/workload"
@@ -24,29 +24,26 @@ const stepPeriod = time.Second
 // the bed provides them, pod an application's pod on a site's node.
 
 // platform is the local bed as bed/apps' Platform.
-type platform struct{ b *Bed }
+type platform struct {
+	bed.WallClock
+	b *Bed
+}
+
+// platform makes the bed's Platform; its clock and its models' seeds
+// are bed.WallClock's.
+func (b *Bed) platform() platform {
+	return platform{bed.WallClock{Seed: b.options.Seed, Deployed: func() int { return len(b.apps.All()) }}, b}
+}
 
 var _ apps.Platform = platform{}
 
-func (p platform) Now() time.Time { return time.Now() }
-
 func (p platform) Until(done func() bool, limit time.Duration) bool { return p.b.pump(done, limit) }
-
-// Rand seeds a model from the bed's seed, its name and how many
-// applications came before it.
-func (p platform) Rand(name string) *rand.Rand {
-	return rand.New(rand.NewPCG(p.b.options.Seed, uint64(len(name))<<32|uint64(len(p.b.apps.All()))))
-}
 
 func (p platform) Event(site string, kind reports.EventKind, format string, args ...any) {
 	p.b.event(site, kind, format, args...)
 }
 
 func (p platform) Violate(invariant, message string) { p.b.violate(invariant, message) }
-
-// At renders the host clock, which the writes are acknowledged by and the
-// sites order their snapshots by.
-func (p platform) At(t time.Time) string { return t.Format(time.RFC3339Nano) }
 
 func (p platform) Wrote(app, site string) {
 	if p.b.writes[app] == nil {

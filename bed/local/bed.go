@@ -34,7 +34,7 @@ type Bed struct {
 	ca      *authority
 	sites   []*site
 
-	// apps are the applications (bed/apps over platform{b}); they answer
+	// apps are the applications (bed/apps over b.platform()); they answer
 	// the Bed's Deploy, Protect, Failover, Relocate, Verify, Where and Pod.
 	// writes count their acknowledged operations per site since the last
 	// timeline entry.
@@ -73,7 +73,7 @@ func New(options Options) (b *Bed, err error) {
 	b.Partitioner = b.partitions
 	b.ramen = &ramen.Driver{Sites: SiteNames, Reaches: b.partitions.Reaches, Until: b.pump,
 		Limit: b.options.ActionLimit, Event: b.event, Violate: b.violate, TellWishes: true}
-	b.apps = apps.New(apps.Config{Platform: platform{b}, Ramen: b.ramen, Sites: SiteNames, Limit: b.options.ActionLimit})
+	b.apps = apps.New(apps.Config{Platform: b.platform(), Ramen: b.ramen, Sites: SiteNames, Limit: b.options.ActionLimit})
 	b.Moves = b.apps
 	b.dir = b.options.Dir
 	if b.dir == "" {

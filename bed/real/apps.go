@@ -3,7 +3,6 @@ package real
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"github.com/baton-dr/baton/bed"
@@ -46,7 +45,16 @@ func (b *Bed) app(name string) *app {
 }
 
 // platform is the real bed as bed/apps' Platform, Runner and Claims.
-type platform struct{ b *Bed }
+type platform struct {
+	bed.WallClock
+	b *Bed
+}
+
+// platform makes the bed's Platform; its clock and its models' seeds
+// are bed.WallClock's.
+func (b *Bed) platform() platform {
+	return platform{bed.WallClock{Seed: b.options.Seed, Deployed: func() int { return len(b.apps.All()) }}, b}
+}
 
 var (
 	_ apps.Platform = platform{}
@@ -54,25 +62,13 @@ var (
 	_ apps.Claims   = platform{}
 )
 
-func (p platform) Now() time.Time { return time.Now() }
-
 func (p platform) Until(done func() bool, limit time.Duration) bool { return p.b.pump(done, limit) }
-
-// Rand seeds each model from the bed's seed, the name and how many
-// applications the bed deployed before.
-func (p platform) Rand(name string) *rand.Rand {
-	return rand.New(rand.NewPCG(p.b.options.Seed, uint64(len(name))<<32|uint64(len(p.b.apps.All()))))
-}
 
 func (p platform) Event(site string, kind reports.EventKind, format string, args ...any) {
 	p.b.event(site, kind, format, args...)
 }
 
 func (p platform) Violate(invariant, message string) { p.b.violate(invariant, message) }
-
-// At is the wall clock's time: the writes were acknowledged on it, and the
-// nodes' clock is the host's (kind nodes share its kernel).
-func (p platform) At(t time.Time) string { return t.Format(time.RFC3339Nano) }
 
 func (p platform) Wrote(app, site string) { p.b.app(app).writes[site]++ }
 

@@ -77,7 +77,7 @@ type Bed struct {
 	sites   []*site
 	run     string // names the run's namespaces and its chaos table
 
-	// apps are the applications (bed/apps over platform{b}); they answer
+	// apps are the applications (bed/apps over b.platform()); they answer
 	// Deploy, Protect, the moves, Verify, Where and Pod. held is the bed's
 	// own part of each, by name.
 	apps *apps.Apps
@@ -128,7 +128,7 @@ func New(infra *Infra, options Options) (b *Bed, err error) {
 	inForce.own(b.chaosTable())
 	b.ramen = &ramen.Driver{Sites: b.Sites(), Reaches: b.reaches,
 		Until: b.pump, Limit: b.options.ActionLimit, Event: b.event, Violate: b.violate, TellWishes: true}
-	b.apps = apps.New(apps.Config{Platform: platform{b}, Ramen: b.ramen, Sites: b.Sites(), Limit: b.options.ActionLimit})
+	b.apps = apps.New(apps.Config{Platform: b.platform(), Ramen: b.ramen, Sites: b.Sites(), Limit: b.options.ActionLimit})
 	b.Moves = b.apps
 	defer func() {
 		if err != nil {
