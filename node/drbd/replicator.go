@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/baton-dr/baton/node/exec"
-	"github.com/baton-dr/baton/node/fence"
 	"github.com/baton-dr/baton/node/localdevice"
 	"github.com/baton-dr/baton/storage/backend"
 )
@@ -32,17 +31,9 @@ type Options struct {
 	// and refuses them all when two reuse a minor or port, as the file of a
 	// resource long gone and a new one given its minor would.
 	ConfigDir string
-	// OpenDevice opens a block device where Cmder runs its commands; nil opens
-	// it on this machine.
-	OpenDevice func(path string, writable bool) (backend.Device, error)
-	// Mounts is the mount namespace whose file systems on a resource's device
-	// its fence shuts down (package fence): the node's, through /proc/1,
-	// unless set.
-	Mounts fence.Namespace
-	// FenceDevice sets the fence on a block device (fenced) or lifts it,
-	// where Cmder runs; nil does it on this machine, with package fence in
-	// Mounts.
-	FenceDevice func(path string, fenced bool) error
+	// Devices reaches the resources' devices where Cmder runs; the zero
+	// value reaches this machine's.
+	localdevice.Devices
 	// CommandTimeout bounds each command; zero means DefaultCommandTimeout.
 	CommandTimeout time.Duration
 	// SharedKernel names the node's resources and minors apart from those of
@@ -84,12 +75,7 @@ func New(options Options) (*Replicator, error) {
 	if options.CommandTimeout == 0 {
 		options.CommandTimeout = DefaultCommandTimeout
 	}
-	if options.OpenDevice == nil {
-		options.OpenDevice = localdevice.Open
-	}
-	if options.FenceDevice == nil {
-		options.FenceDevice = localdevice.Fence(options.Mounts)
-	}
+	options.Devices = options.Devices.OrThisMachine()
 	r := &Replicator{options: options}
 	proc, err := r.output(nil, "cat", "/proc/drbd")
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/baton-dr/baton/node/exec"
-	"github.com/baton-dr/baton/node/fence"
 	"github.com/baton-dr/baton/node/localdevice"
 	"github.com/baton-dr/baton/storage/backend"
 )
@@ -20,16 +19,9 @@ type Options struct {
 	// Dataset holds the pool's volumes: the pool's root ("tank") or a dataset
 	// in it ("tank/baton"). It must exist; New adopts it.
 	Dataset string
-	// OpenDevice opens a block device where Cmder runs its commands; nil opens
-	// it on this machine.
-	OpenDevice func(path string, writable bool) (backend.Device, error)
-	// Mounts is the mount namespace whose file systems on a zvol the fence
-	// shuts down (package fence): the node's, through /proc/1, unless set.
-	Mounts fence.Namespace
-	// FenceDevice sets the fence on a zvol's device (fenced) or lifts it,
-	// where Cmder runs; nil does it on this machine, with package fence in
-	// Mounts.
-	FenceDevice func(path string, fenced bool) error
+	// Devices reaches the zvols' devices where Cmder runs; the zero value
+	// reaches this machine's.
+	localdevice.Devices
 	// CommandTimeout bounds each command but the streams of Send and Receive,
 	// which live as long as their reader; zero means DefaultCommandTimeout.
 	CommandTimeout time.Duration
@@ -55,12 +47,7 @@ func New(options Options) (*Pool, error) {
 	if options.CommandTimeout == 0 {
 		options.CommandTimeout = DefaultCommandTimeout
 	}
-	if options.OpenDevice == nil {
-		options.OpenDevice = localdevice.Open
-	}
-	if options.FenceDevice == nil {
-		options.FenceDevice = localdevice.Fence(options.Mounts)
-	}
+	options.Devices = options.Devices.OrThisMachine()
 	p := &Pool{options: options}
 	if _, err := p.zfs("list", "-H", "-p", "-o", "name", options.Dataset); err != nil {
 		return nil, fmt.Errorf("failed to adopt dataset %s: %w", options.Dataset, err)

@@ -16,8 +16,8 @@ import (
 	"github.com/baton-dr/baton/ci/vmtest/guestrpc"
 	"github.com/baton-dr/baton/node/drbd"
 	"github.com/baton-dr/baton/node/exec"
+	"github.com/baton-dr/baton/node/localdevice"
 	"github.com/baton-dr/baton/node/zfs"
-	"github.com/baton-dr/baton/storage/backend"
 )
 
 // The guests' pool: a sparse file on each guest's disk, adopted if a test
@@ -31,16 +31,15 @@ const (
 // Node is one guest: its name, its address on the data network, and its
 // backends, driven locally or through the guest's guestd.
 type Node struct {
-	Name       string
-	DataIP     string
-	Cmder      exec.Cmder
-	OpenDevice func(path string, writable bool) (backend.Device, error)
-	// FenceDevice fences a block device on the node: nil on this one, the
-	// guest's Fence for the far one (a local fence would act on this
-	// node's device of the same path).
-	FenceDevice func(path string, fenced bool) error
-	Pool        *zfs.Pool
-	DRBD        *drbd.Replicator
+	Name   string
+	DataIP string
+	Cmder  exec.Cmder
+	// Devices reaches the node's block devices: this machine's for this
+	// node, the guest's through guestd for the far one (a local fence would
+	// act on this node's device of the same path).
+	Devices localdevice.Devices
+	Pool    *zfs.Pool
+	DRBD    *drbd.Replicator
 }
 
 // Guests are the nodes of a run, this guest first.
@@ -80,7 +79,7 @@ func Connect() (*Guests, error) {
 		}
 		n := &Node{Name: name, DataIP: ip, Cmder: exec.Local{}}
 		if name != self {
-			n.Cmder, n.OpenDevice, n.FenceDevice = client, client.OpenDevice, client.FenceDevice
+			n.Cmder, n.Devices = client, localdevice.Devices{OpenDevice: client.OpenDevice, FenceDevice: client.FenceDevice}
 		}
 		if err := n.start(); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
@@ -103,11 +102,10 @@ func (n *Node) start() error {
 		return err
 	}
 	var err error
-	if n.Pool, err = zfs.New(zfs.Options{Cmder: n.Cmder, Dataset: poolName, OpenDevice: n.OpenDevice, FenceDevice: n.FenceDevice}); err != nil {
+	if n.Pool, err = zfs.New(zfs.Options{Cmder: n.Cmder, Dataset: poolName, Devices: n.Devices}); err != nil {
 		return err
 	}
-	n.DRBD, err = drbd.New(drbd.Options{Cmder: n.Cmder, Node: n.Name, Backing: n.Pool.DevicePath, OpenDevice: n.OpenDevice,
-		FenceDevice: n.FenceDevice})
+	n.DRBD, err = drbd.New(drbd.Options{Cmder: n.Cmder, Node: n.Name, Backing: n.Pool.DevicePath, Devices: n.Devices})
 	return err
 }
 

@@ -208,10 +208,9 @@ func (noTransport) Ship(core.Receiver, agent.StreamHeader, io.ReadCloser, func(u
 func startAgent(t *testing.T, n *Node) (*agent.Agent, *recorder) {
 	t.Helper()
 	rec := &recorder{Cmder: n.Cmder}
-	pool, err := zfs.New(zfs.Options{Cmder: rec, Dataset: poolName, OpenDevice: n.OpenDevice, FenceDevice: n.FenceDevice})
+	pool, err := zfs.New(zfs.Options{Cmder: rec, Dataset: poolName, Devices: n.Devices})
 	must(t, err, "zfs.New on %s", n.Name)
-	replicator, err := drbd.New(drbd.Options{Cmder: rec, Node: n.Name, Backing: pool.DevicePath, OpenDevice: n.OpenDevice,
-		FenceDevice: n.FenceDevice})
+	replicator, err := drbd.New(drbd.Options{Cmder: rec, Node: n.Name, Backing: pool.DevicePath, Devices: n.Devices})
 	must(t, err, "drbd.New on %s", n.Name)
 	a, err := agent.New(agent.Options{Node: n.Name, Pool: pool, Replicator: replicator, Transport: noTransport{}, Clock: wallClock{}})
 	must(t, err, "agent.New on %s", n.Name)
