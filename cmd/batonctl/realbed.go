@@ -26,103 +26,72 @@ ranges, on the docker network baton-realbed.`,
 	}
 	realbed.PersistentFlags().String("storage", "",
 		"the sites' storage: btrfs (one node per site) or zfs-drbd (two storage nodes per site, DRBD between them; the host kernel needs zfs and DRBD 9); default $"+real.StorageEnv+", else btrfs")
-	realbed.AddCommand(&cobra.Command{
-		Use:   "up",
-		Short: "check the host, then create the bed's clusters (existing ones are kept) and wait until they are Ready",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			in, err := newInfra(cmd)
-			if err != nil {
-				return err
-			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			return in.Up(ctx)
-		},
-	}, &cobra.Command{
-		Use:   "down",
-		Short: "delete the bed's clusters and network, release every loop device its sites attached; exit 1 naming what is left",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			in, err := newInfra(cmd)
-			if err != nil {
-				return err
-			}
-			return in.Down(context.Background())
-		},
-	}, &cobra.Command{
-		Use:   "deploy IMAGE",
-		Short: "deploy baton (IMAGE, from ci/realbed/baton-image.sh) into both sites and register each as the other's peer (with OCM: site-b's peers once the hub deployed its storage, batonctl realbed peers)",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			in, err := newInfra(cmd)
-			if err != nil {
-				return err
-			}
-			return in.Deploy(cmd.Context(), args[0])
-		},
-	}, &cobra.Command{
-		Use:   "peers IMAGE",
-		Short: "once both sites run a storage cluster (site-b's deployed through the hub), register each as the other's peer",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			in, err := newInfra(cmd)
-			if err != nil {
-				return err
-			}
-			return in.Peers(cmd.Context(), args[0])
-		},
-	}, &cobra.Command{
-		Use:   "prove-replication",
-		Short: "replicate a claim of site A to site B and find its shipped snapshots in B's records",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			in, err := newInfra(cmd)
-			if err != nil {
-				return err
-			}
-			what, err := in.ProveReplication(cmd.Context())
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), what)
-			return nil
-		},
-	}, &cobra.Command{
-		Use:   "heal",
-		Short: "remove every partition from the bed's nodes (a crashed scenario run's too)",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			in, err := newInfra(cmd)
-			if err != nil {
-				return err
-			}
-			return in.Heal(cmd.Context())
-		},
-	}, &cobra.Command{
-		Use:   "lacking",
-		Short: "print, in one line read off the host and the running clusters, what the real bed lacks",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			in, err := newInfra(cmd)
-			if err != nil {
-				return err
-			}
-			facts, err := in.ReadFacts(cmd.Context())
-			if err != nil {
-				return err
-			}
-			facts.Scenarios = realLacking(scenarios.Catalogue())
-			lacking := facts.Lacking()
-			if lacking == "" {
-				lacking = "nothing"
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), "lacking:", lacking)
-			return nil
-		},
-	})
+	realbed.AddCommand(
+		infraCommand("up", "check the host, then create the bed's clusters (existing ones are kept) and wait until they are Ready", cobra.NoArgs,
+			func(_ *cobra.Command, in *real.Infra, _ []string) error {
+				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+				defer stop()
+				return in.Up(ctx)
+			}),
+		infraCommand("down", "delete the bed's clusters and network, release every loop device its sites attached; exit 1 naming what is left", cobra.NoArgs,
+			func(_ *cobra.Command, in *real.Infra, _ []string) error {
+				return in.Down(context.Background())
+			}),
+		infraCommand("deploy IMAGE", "deploy baton (IMAGE, from ci/realbed/baton-image.sh) into both sites and register each as the other's peer (with OCM: site-b's peers once the hub deployed its storage, batonctl realbed peers)", cobra.ExactArgs(1),
+			func(cmd *cobra.Command, in *real.Infra, args []string) error {
+				return in.Deploy(cmd.Context(), args[0])
+			}),
+		infraCommand("peers IMAGE", "once both sites run a storage cluster (site-b's deployed through the hub), register each as the other's peer", cobra.ExactArgs(1),
+			func(cmd *cobra.Command, in *real.Infra, args []string) error {
+				return in.Peers(cmd.Context(), args[0])
+			}),
+		infraCommand("prove-replication", "replicate a claim of site A to site B and find its shipped snapshots in B's records", cobra.NoArgs,
+			func(cmd *cobra.Command, in *real.Infra, _ []string) error {
+				what, err := in.ProveReplication(cmd.Context())
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(cmd.OutOrStdout(), what)
+				return nil
+			}),
+		infraCommand("heal", "remove every partition from the bed's nodes (a crashed scenario run's too)", cobra.NoArgs,
+			func(cmd *cobra.Command, in *real.Infra, _ []string) error {
+				return in.Heal(cmd.Context())
+			}),
+		infraCommand("lacking", "print, in one line read off the host and the running clusters, what the real bed lacks", cobra.NoArgs,
+			func(cmd *cobra.Command, in *real.Infra, _ []string) error {
+				facts, err := in.ReadFacts(cmd.Context())
+				if err != nil {
+					return err
+				}
+				facts.Scenarios = realLacking(scenarios.Catalogue())
+				lacking := facts.Lacking()
+				if lacking == "" {
+					lacking = "nothing"
+				}
+				fmt.Fprintln(cmd.OutOrStdout(), "lacking:", lacking)
+				return nil
+			}),
+	)
 	realbed.AddCommand(newRealbedOCMCommand())
 	return realbed
+}
+
+// infraCommand is a realbed subcommand that runs on the bed's Infra, made
+// from the command's flags before run is called.
+func infraCommand(use, short string, args cobra.PositionalArgs, run func(cmd *cobra.Command, in *real.Infra, args []string) error) *cobra.Command {
+	return &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  args,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			in, err := newInfra(cmd)
+			if err != nil {
+				return err
+			}
+			return run(cmd, in, args)
+		},
+	}
 }
 
 func newInfra(cmd *cobra.Command) (*real.Infra, error) {

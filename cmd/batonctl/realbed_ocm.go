@@ -31,36 +31,20 @@ through the hub: a StorageSiteDeployment, the site's draft reviewed, approved,
 and followed until the storage cluster is Online.`,
 	}
 	var images ocm.Images
-	install := &cobra.Command{
-		Use:   "install",
-		Short: "install OCM and baton-hub on the hub, join and accept both sites; every step printed with its time",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+	install := infraCommand("install", "install OCM and baton-hub on the hub, join and accept both sites; every step printed with its time", cobra.NoArgs,
+		func(cmd *cobra.Command, in *real.Infra, _ []string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			bed, err := newOCMBed(cmd)
-			if err != nil {
-				return err
-			}
-			return bed.install(ctx, images)
-		},
-	}
+			return newOCMBed(cmd, in).install(ctx, images)
+		})
 	install.Flags().StringVar(&images.OCM, "ocm-image", "", "OCM's image (ci/realbed/ocm-image.sh prints it)")
 	install.Flags().StringVar(&images.Baton, "baton-image", "", "baton's image (make images prints it)")
-	deploy := &cobra.Command{
-		Use:   "deploy-storage SITE",
-		Short: "deploy SITE's storage (site-a or site-b) from the hub through OCM, approve the draft, wait until Online",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
+	deploy := infraCommand("deploy-storage SITE", "deploy SITE's storage (site-a or site-b) from the hub through OCM, approve the draft, wait until Online", cobra.ExactArgs(1),
+		func(cmd *cobra.Command, in *real.Infra, args []string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			bed, err := newOCMBed(cmd)
-			if err != nil {
-				return err
-			}
-			return bed.deployStorage(ctx, cmd, args[0])
-		},
-	}
+			return newOCMBed(cmd, in).deployStorage(ctx, cmd, args[0])
+		})
 	command.AddCommand(install, deploy)
 	return command
 }
@@ -71,12 +55,8 @@ type ocmBed struct {
 	p     *steplog.Log
 }
 
-func newOCMBed(cmd *cobra.Command) (*ocmBed, error) {
-	in, err := newInfra(cmd)
-	if err != nil {
-		return nil, err
-	}
-	return &ocmBed{infra: in, p: ocm.NewProgress(cmd.ErrOrStderr())}, nil
+func newOCMBed(cmd *cobra.Command, in *real.Infra) *ocmBed {
+	return &ocmBed{infra: in, p: ocm.NewProgress(cmd.ErrOrStderr())}
 }
 
 func (b *ocmBed) cluster(c real.Cluster) (ocm.Cluster, error) {
