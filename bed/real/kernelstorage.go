@@ -68,26 +68,20 @@ func (k kernelStorage) releaseDRBD() (string, error) {
 	if err != nil {
 		return fmt.Sprintf("no DRBD resources listed (%v)", err), nil
 	}
-	var down []string
-	var errs []error
+	var ours []string
 	for _, line := range strings.Split(out, "\n") {
 		if line == "" || line[0] == ' ' || line[0] == '\t' {
 			continue
 		}
-		name := strings.Fields(line)[0]
-		if !k.bedsResource(name) {
-			continue
+		if name := strings.Fields(line)[0]; k.bedsResource(name) {
+			ours = append(ours, name)
 		}
-		if _, err := k.output("drbdsetup", "down", name); err != nil {
-			errs = append(errs, fmt.Errorf("drbdsetup down %s: %w", name, err))
-			continue
-		}
-		down = append(down, name)
 	}
+	down, err := k.runOnEach("drbdsetup", "down", ours)
 	if len(down) == 0 {
-		return "none of the bed's DRBD resources up", errors.Join(errs...)
+		return "none of the bed's DRBD resources up", err
 	}
-	return fmt.Sprintf("DRBD resources down: %s", strings.Join(down, ", ")), errors.Join(errs...)
+	return fmt.Sprintf("DRBD resources down: %s", strings.Join(down, ", ")), err
 }
 
 // bedsResource: the name carries a storage node's suffix.
@@ -110,20 +104,25 @@ func (k kernelStorage) exportPools() (string, error) {
 	if err != nil {
 		return fmt.Sprintf("no pools listed (%v)", err), nil
 	}
-	var exported []string
-	var errs []error
-	for _, name := range strings.Fields(out) {
-		if !slices.Contains(k.nodes, name) {
-			continue
-		}
-		if _, err := k.output("zpool", "export", name); err != nil {
-			errs = append(errs, fmt.Errorf("zpool export %s: %w", name, err))
-			continue
-		}
-		exported = append(exported, name)
-	}
+	ours := slices.DeleteFunc(strings.Fields(out), func(name string) bool { return !slices.Contains(k.nodes, name) })
+	exported, err := k.runOnEach("zpool", "export", ours)
 	if len(exported) == 0 {
-		return "none of the bed's pools imported", errors.Join(errs...)
+		return "none of the bed's pools imported", err
 	}
-	return "pools exported: " + strings.Join(exported, ", "), errors.Join(errs...)
+	return "pools exported: " + strings.Join(exported, ", "), err
+}
+
+// runOnEach runs `tool verb name` for each name in turn, and returns the
+// names it succeeded for and every failure.
+func (k kernelStorage) runOnEach(tool, verb string, names []string) ([]string, error) {
+	var done []string
+	var errs []error
+	for _, name := range names {
+		if _, err := k.output(tool, verb, name); err != nil {
+			errs = append(errs, fmt.Errorf("%s %s %s: %w", tool, verb, name, err))
+			continue
+		}
+		done = append(done, name)
+	}
+	return done, errors.Join(errs...)
 }
