@@ -113,6 +113,15 @@ func namespaces(names ...string) []*unstructured.Unstructured {
 	return out
 }
 
+// applyAvailable applies the objects, then waits until the Deployment
+// namespace/name among them is Available (waitAvailable).
+func applyAvailable(ctx context.Context, c client.Client, objects []*unstructured.Unstructured, namespace, name string) error {
+	if err := apply(ctx, c, objects); err != nil {
+		return err
+	}
+	return waitAvailable(ctx, c, namespace, name)
+}
+
 // availableLimit bounds the wait for a Deployment of this package.
 const availableLimit = 4 * time.Minute
 

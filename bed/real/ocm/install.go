@@ -50,11 +50,8 @@ func Install(ctx context.Context, p *steplog.Log, moduleDir string, hub Cluster,
 		if err != nil {
 			return "", err
 		}
-		if err := apply(ctx, c, append(namespaces(OperatorNamespace), objects...)); err != nil {
-			return "", err
-		}
 		return "cluster-manager-registration-controller Available (" + images.OCM + ")",
-			waitAvailable(ctx, c, HubNamespace, clusterManagerName+"-registration-controller")
+			applyAvailable(ctx, c, append(namespaces(OperatorNamespace), objects...), HubNamespace, clusterManagerName+"-registration-controller")
 	}); err != nil {
 		return err
 	}
@@ -70,9 +67,6 @@ func Install(ctx context.Context, p *steplog.Log, moduleDir string, hub Cluster,
 		if err != nil {
 			return "", err
 		}
-		if err := apply(ctx, c, objects); err != nil {
-			return "", err
-		}
-		return "Available (" + images.Baton + ")", waitAvailable(ctx, c, HubControllerNamespace, "baton-hub")
+		return "Available (" + images.Baton + ")", applyAvailable(ctx, c, objects, HubControllerNamespace, "baton-hub")
 	})
 }

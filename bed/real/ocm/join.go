@@ -86,20 +86,14 @@ func Join(ctx context.Context, p *steplog.Log, moduleDir string, hub Cluster, hu
 				writeBootstrap(ctx, hub, s, hubServer)
 		}},
 		{"registration agent", func() (string, error) {
-			if err := apply(ctx, s, []*unstructured.Unstructured{registration}); err != nil {
-				return "", err
-			}
-			return "Available", waitAvailable(ctx, s, AgentNamespace, registration.GetName())
+			return "Available", applyAvailable(ctx, s, []*unstructured.Unstructured{registration}, AgentNamespace, registration.GetName())
 		}},
 		{"accepted on the hub", func() (string, error) { return Accept(ctx, hub, name) }},
 		{"hub kubeconfig", func() (string, error) {
 			return "in " + AgentNamespace + "/" + HubKubeconfigSecret, waitHubKubeconfig(ctx, s)
 		}},
 		{"work agent", func() (string, error) {
-			if err := apply(ctx, s, []*unstructured.Unstructured{work}); err != nil {
-				return "", err
-			}
-			return "Available", waitAvailable(ctx, s, AgentNamespace, work.GetName())
+			return "Available", applyAvailable(ctx, s, []*unstructured.Unstructured{work}, AgentNamespace, work.GetName())
 		}},
 		{"view agent", func() (string, error) {
 			onHub, err := viewAgentHubObjects(name)
@@ -113,10 +107,7 @@ func Join(ctx context.Context, p *steplog.Log, moduleDir string, hub Cluster, hu
 			if err := apply(ctx, h, onHub); err != nil {
 				return "", err
 			}
-			if err := apply(ctx, s, onSite); err != nil {
-				return "", err
-			}
-			return "Available", waitAvailable(ctx, s, AgentNamespace, ViewAgent)
+			return "Available", applyAvailable(ctx, s, onSite, AgentNamespace, ViewAgent)
 		}},
 		{"ManagedCluster available", func() (string, error) { return waitJoined(ctx, h, name) }},
 	}
