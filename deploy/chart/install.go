@@ -12,6 +12,7 @@ import (
 	helmrelease "helm.sh/helm/v3/pkg/release"
 	"helm.sh/helm/v3/pkg/storage/driver"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -213,7 +214,7 @@ func waitEstablished(ctx context.Context, cl client.Client, names []string, time
 			if err := cl.Get(ctx, client.ObjectKey{Name: name}, &crd); err != nil {
 				return false, err
 			}
-			if !established(crd) {
+			if !apihelpers.IsCRDConditionTrue(&crd, apiextensionsv1.Established) {
 				pending = append(pending, name)
 			}
 		}
@@ -223,15 +224,6 @@ func waitEstablished(ctx context.Context, cl client.Client, names []string, time
 		return fmt.Errorf("the CRDs %s are not established: %w", strings.Join(pending, ", "), err)
 	}
 	return nil
-}
-
-func established(crd apiextensionsv1.CustomResourceDefinition) bool {
-	for _, c := range crd.Status.Conditions {
-		if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
-			return true
-		}
-	}
-	return false
 }
 
 // explain adds to a failed install or upgrade what the zfs-drbd check's pods

@@ -10,6 +10,7 @@ import (
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -120,7 +121,7 @@ func TestTheChartInstallsUpgradesAndUninstallsOnARealAPIServer(t *testing.T) {
 		if err := c.Get(ctx, client.ObjectKey{Name: crd.GetName()}, &got); err != nil {
 			t.Fatalf("CRD %s: %v", crd.GetName(), err)
 		}
-		if !isEstablished(got) {
+		if !apihelpers.IsCRDConditionTrue(&got, apiextensionsv1.Established) {
 			t.Errorf("CRD %s is not established", crd.GetName())
 		}
 	}
@@ -265,15 +266,6 @@ func csiClusters(t *testing.T, ctx context.Context, c client.Client, values char
 		t.Fatal(err)
 	}
 	return clusters
-}
-
-func isEstablished(crd apiextensionsv1.CustomResourceDefinition) bool {
-	for _, c := range crd.Status.Conditions {
-		if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
-			return true
-		}
-	}
-	return false
 }
 
 // checkAccess asks the server what the chart's accounts may do.

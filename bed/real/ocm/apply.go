@@ -8,6 +8,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -86,10 +87,8 @@ func applyCRDs(ctx context.Context, c client.Client, crds []*unstructured.Unstru
 			if err := c.Get(ctx, client.ObjectKey{Name: crd.GetName()}, &got); err != nil {
 				return false, err.Error()
 			}
-			for _, condition := range got.Status.Conditions {
-				if condition.Type == apiextensionsv1.Established && condition.Status == apiextensionsv1.ConditionTrue {
-					return true, ""
-				}
+			if apihelpers.IsCRDConditionTrue(&got, apiextensionsv1.Established) {
+				return true, ""
 			}
 			return false, "not Established"
 		})
