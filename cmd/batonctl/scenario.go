@@ -101,12 +101,9 @@ func newScenarioRunCommand() *cobra.Command {
 					results = append(results, result)
 				}
 			}
-			if out != "" {
-				run := reports.Run{Name: "scenario run", Bed: bedName, Started: started, Duration: time.Since(started), Results: results}
-				if err := writeRunDir(out, run); err != nil {
-					return err
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "report: %s/report.html\n", out)
+			run := reports.Run{Name: "scenario run", Bed: bedName, Started: started, Duration: time.Since(started), Results: results}
+			if err := writeRunDir(cmd.OutOrStdout(), out, run); err != nil {
+				return err
 			}
 			failed := 0
 			for _, r := range results {

@@ -71,13 +71,10 @@ func newSimRunCommand() *cobra.Command {
 			result := sweep.One(sc, seed, chaos, world...)
 			printResult(cmd.OutOrStdout(), result)
 			fmt.Fprintf(cmd.OutOrStdout(), "%s simulated in %s\n", result.Duration, time.Since(started).Round(time.Millisecond))
-			if out != "" {
-				run := reports.Run{Name: "sim run", Bed: "sim", Started: started, Duration: time.Since(started),
-					Results: []reports.Result{result}}
-				if err := writeRunDir(out, run); err != nil {
-					return err
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "report: %s/report.html\n", out)
+			run := reports.Run{Name: "sim run", Bed: "sim", Started: started, Duration: time.Since(started),
+				Results: []reports.Result{result}}
+			if err := writeRunDir(cmd.OutOrStdout(), out, run); err != nil {
+				return err
 			}
 			if result.Verdict != reports.Passed {
 				return fmt.Errorf("%s seed %d %s", name, seed, result.Verdict)
@@ -230,11 +227,8 @@ func summarise(w io.Writer, run reports.Run, out string) error {
 	for _, f := range failures {
 		fmt.Fprintf(w, "FAILED %s seed %d: %s\n  replay: %s\n", f.Scenario, f.Seed, firstLine(failureReason(f)), f.Replay)
 	}
-	if out != "" {
-		if err := writeRunDir(out, run); err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "report: %s/report.html\n", out)
+	if err := writeRunDir(w, out, run); err != nil {
+		return err
 	}
 	if len(failures) > 0 {
 		return fmt.Errorf("%d of %d runs failed", len(failures), len(run.Results))
@@ -290,11 +284,19 @@ func (p *progress) finish() {
 	}
 }
 
-// writeRunDir writes the run's reports, stamped with the commit batonctl
-// was built from.
-func writeRunDir(out string, run reports.Run) error {
+// writeRunDir writes the run's reports into out, stamped with the commit
+// batonctl was built from, and tells w where report.html is; an empty out
+// asks for none.
+func writeRunDir(w io.Writer, out string, run reports.Run) error {
+	if out == "" {
+		return nil
+	}
 	run.Commit = revision()
-	return reports.WriteRunDir(out, run)
+	if err := reports.WriteRunDir(out, run); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "report: %s/report.html\n", out)
+	return nil
 }
 
 func firstLine(s string) string {
