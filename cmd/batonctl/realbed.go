@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -94,15 +95,9 @@ func infraCommand(use, short string, args cobra.PositionalArgs, run func(cmd *co
 	}
 }
 
+// newInfra is the bed's Infra as the realbed command's flags shape it.
 func newInfra(cmd *cobra.Command) (*real.Infra, error) {
-	// controller-runtime's clients (the chart's install, the sites'
-	// records) log through its logger; the bed prints its own progress.
-	ctrllog.SetLogger(logr.Discard())
-	paths, err := real.DefaultPaths()
-	if err != nil {
-		return nil, err
-	}
-	in, err := real.NewInfra(paths, cmd.ErrOrStderr())
+	in, err := openInfra(cmd.ErrOrStderr())
 	if err != nil {
 		return nil, err
 	}
@@ -112,4 +107,17 @@ func newInfra(cmd *cobra.Command) (*real.Infra, error) {
 		}
 	}
 	return in, nil
+}
+
+// openInfra is the real bed's Infra at its default paths, printing its
+// progress to log.
+func openInfra(log io.Writer) (*real.Infra, error) {
+	// controller-runtime's clients (the chart's install, the sites'
+	// records) log through its logger; the bed prints its own progress.
+	ctrllog.SetLogger(logr.Discard())
+	paths, err := real.DefaultPaths()
+	if err != nil {
+		return nil, err
+	}
+	return real.NewInfra(paths, log)
 }

@@ -224,19 +224,14 @@ func runReal(sc scenarios.Scenario, options real.Options, chaos bool, w io.Write
 	errored := func(err error) reports.Result {
 		return reports.Result{Scenario: sc.Name, Seed: options.Seed, Verdict: reports.Errored, Replay: replay, Error: err.Error()}
 	}
-	ctrllog.SetLogger(logr.Discard())
-	paths, err := real.DefaultPaths()
-	if err != nil {
-		return errored(err)
-	}
-	in, err := real.NewInfra(paths, options.Log)
+	in, err := openInfra(options.Log)
 	if err != nil {
 		return errored(err)
 	}
 	// The applications run as themselves (WordPress, Gitea) unless told to
 	// run the block-device workload models instead.
 	if os.Getenv("BATON_REALBED_MODELS") != "1" {
-		if options.AppImages, err = real.ReadAppImages(paths.AppImages()); err != nil {
+		if options.AppImages, err = real.ReadAppImages(in.Paths.AppImages()); err != nil {
 			return errored(fmt.Errorf("%w (or BATON_REALBED_MODELS=1 runs the workload models on raw devices instead)", err))
 		}
 	}
