@@ -23,31 +23,6 @@ func must(t testing.TB, err error, what string) {
 	}
 }
 
-func writeAt(t testing.TB, p backend.Pool, volume string, offset int64, data []byte) {
-	t.Helper()
-	dev, err := p.Open(volume)
-	must(t, err, "Open "+volume)
-	if _, err := dev.WriteAt(data, offset); err != nil {
-		t.Fatalf("WriteAt %s: %v", volume, err)
-	}
-	must(t, dev.Sync(), "Sync")
-	must(t, dev.Close(), "Close")
-}
-
-func readAll(t testing.TB, p backend.Pool, volume string) []byte {
-	t.Helper()
-	info, err := p.Volume(volume)
-	must(t, err, "Volume "+volume)
-	dev, err := p.Open(volume)
-	must(t, err, "Open "+volume)
-	defer func() { must(t, dev.Close(), "Close") }()
-	buf := make([]byte, info.SizeBytes)
-	if _, err := dev.ReadAt(buf, 0); err != nil {
-		t.Fatalf("ReadAt %s: %v", volume, err)
-	}
-	return buf
-}
-
 // state is everything a pool reports, to compare a pool before and after
 // a restart.
 type state struct {
@@ -64,7 +39,7 @@ func stateOf(t testing.TB, p backend.Pool) state {
 	for _, v := range volumes {
 		s.snapshots[v.Name], err = p.Snapshots(v.Name)
 		must(t, err, "Snapshots "+v.Name)
-		s.content[v.Name] = readAll(t, p, v.Name)
+		s.content[v.Name] = pooltest.Content(t, p, v.Name)
 	}
 	return s
 }
@@ -86,12 +61,12 @@ func TestAdoptionAfterRestart(t *testing.T) {
 	must(t, err, "New")
 	must(t, p.CreateVolume("thin", 16*mib, backend.Thin), "create thin")
 	must(t, p.CreateVolume("thick", 8*mib, backend.Thick), "create thick")
-	writeAt(t, p, "thin", 0, pooltest.Pattern(1, mib))
+	pooltest.Write(t, p, "thin", 0, pooltest.Pattern(1, mib))
 	must(t, p.Snapshot("thin", "s1"), "Snapshot s1")
-	writeAt(t, p, "thin", 3*mib, pooltest.Pattern(2, mib))
+	pooltest.Write(t, p, "thin", 3*mib, pooltest.Pattern(2, mib))
 	must(t, p.Snapshot("thin", "s2"), "Snapshot s2")
 	must(t, p.Clone("thin", "s1", "clone"), "Clone")
-	writeAt(t, p, "clone", 5*mib, pooltest.Pattern(3, mib))
+	pooltest.Write(t, p, "clone", 5*mib, pooltest.Pattern(3, mib))
 	must(t, p.SetReadOnly("thick", true), "fence thick")
 	before := stateOf(t, p)
 	uuid := filesystemUUID(t, filepath.Join(dir, imageName))
@@ -161,7 +136,7 @@ func TestAdoptionAfterCrash(t *testing.T) {
 	}
 
 	p := newPoolIn(t, dir, 0)
-	if got := readAll(t, p, "v"); !bytes.Equal(got[:mib], data) {
+	if got := pooltest.Content(t, p, "v"); !bytes.Equal(got[:mib], data) {
 		t.Fatal("the adopted volume lost its synced write")
 	}
 	must(t, p.DestroyVolume("v"), "destroy a volume whose loop device the crashed pool attached")
@@ -178,9 +153,9 @@ func TestRecoverAfterInterruptedOperations(t *testing.T) {
 	p, err := New(Options{Dir: dir, SizeBytes: poolBytes})
 	must(t, err, "New")
 	must(t, p.CreateVolume("v", 8*mib, backend.Thin), "CreateVolume")
-	writeAt(t, p, "v", 0, pooltest.Pattern(5, mib))
+	pooltest.Write(t, p, "v", 0, pooltest.Pattern(5, mib))
 	must(t, p.Snapshot("v", "s"), "Snapshot")
-	content := readAll(t, p, "v")
+	content := pooltest.Content(t, p, "v")
 	ctx := context.Background()
 	// A volume half built in staging.
 	stage, err := p.staging()
@@ -198,7 +173,7 @@ func TestRecoverAfterInterruptedOperations(t *testing.T) {
 	if err != nil || len(snapshots) != 1 || snapshots[0].Name != "s" {
 		t.Fatalf("after recovery v has snapshots %+v (%v), want s alone", snapshots, err)
 	}
-	if got := readAll(t, again, "v"); !bytes.Equal(got, content) {
+	if got := pooltest.Content(t, again, "v"); !bytes.Equal(got, content) {
 		t.Fatal("after recovery v does not hold its snapshot's content")
 	}
 	for _, leftover := range []string{stage, filepath.Join(p.layout.volume("v"), headNew),

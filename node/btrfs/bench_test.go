@@ -17,7 +17,7 @@ import (
 func benchmarkReplication(b *testing.B, receive bool) {
 	a, replica := newTestPool(b), newTestPool(b)
 	must(b, a.CreateVolume("v", bigVolumeSize, backend.Thin), "CreateVolume")
-	writeAt(b, a, "v", 0, pooltest.Pattern(20, bigVolumeSize))
+	pooltest.Write(b, a, "v", 0, pooltest.Pattern(20, bigVolumeSize))
 	must(b, a.Snapshot("v", "s0"), "Snapshot s0")
 	if receive {
 		var full bytes.Buffer
@@ -68,7 +68,7 @@ func benchmarkDeviceWrite(b *testing.B, directIO bool) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		data[0] = byte(i) // each pass writes new content
-		writeAt(b, p, "v", 0, data)
+		pooltest.Write(b, p, "v", 0, data)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/baton-dr/baton/node/exec"
 	"github.com/baton-dr/baton/node/loop"
 	"github.com/baton-dr/baton/storage/backend"
+	"github.com/baton-dr/baton/storage/backend/pooltest"
 )
 
 // TestAnImageAttachedUnderAnotherNameIsNotAttachedTwice opens a pool whose
@@ -69,7 +70,7 @@ func TestAVolumeAttachedFromAGoneNamespaceIsAdopted(t *testing.T) {
 	}
 	// The volume's last Close detaches its device: the adopted one goes, and
 	// no second one was attached beside it.
-	writeAt(t, p, "v", 0, []byte("one device"))
+	pooltest.Write(t, p, "v", 0, []byte("one device"))
 	if holding := devicesBacking(t, headFile); len(holding) != 0 {
 		t.Fatalf("after the volume's last close its head file is still attached as %v", holding)
 	}

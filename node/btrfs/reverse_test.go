@@ -25,7 +25,7 @@ func TestReverseDeltaThatClonesFromItsBase(t *testing.T) {
 	a, b := replicated(t)
 
 	cloneWithin(t, b.layout.data("v"), 0, 8*mib, 1*mib)
-	writeAt(t, b, "v", 12*mib, pooltest.Pattern(41, 64<<10))
+	pooltest.Write(t, b, "v", 12*mib, pooltest.Pattern(41, 64<<10))
 	must(t, b.Snapshot("v", "s2"), "Snapshot s2 of the replica")
 	shipBack(t, b, a, "v", "s1", "s2")
 	snaps, err := a.Snapshots("v")
@@ -59,7 +59,7 @@ func replicated(t testing.TB) (original, replica *Pool) {
 	a, b := newTestPool(t), newTestPool(t)
 	const size = 16 * mib
 	must(t, a.CreateVolume("v", size, backend.Thin), "CreateVolume")
-	writeAt(t, a, "v", 0, pooltest.Pattern(40, size))
+	pooltest.Write(t, a, "v", 0, pooltest.Pattern(40, size))
 	must(t, a.Snapshot("v", "s1"), "Snapshot s1")
 	var full bytes.Buffer
 	streamBytes(t, a, "v", "", "s1", &full)
@@ -78,7 +78,7 @@ func shipBack(t testing.TB, replica, original *Pool, volume, base, snapshot stri
 		t.Fatalf("the stream of %s@%s clones nothing from %s: the test no longer sends the stream it is about", volume, snapshot, base)
 	}
 	must(t, original.Receive(volume, &stream), "Receive the stream back onto the original's own snapshot")
-	if !bytes.Equal(readAll(t, original, volume), readAll(t, replica, volume)) {
+	if !bytes.Equal(pooltest.Content(t, original, volume), pooltest.Content(t, replica, volume)) {
 		t.Fatalf("the original's %s differs from the replica's after the stream back", volume)
 	}
 }

@@ -49,7 +49,7 @@ func streamBytes(t testing.TB, p backend.Pool, volume, base, snapshot string, in
 func TestIncrementalStreamSizeFollowsTheChange(t *testing.T) {
 	a, b := newTestPool(t), newTestPool(t)
 	must(t, a.CreateVolume("v", bigVolumeSize, backend.Thin), "CreateVolume")
-	writeAt(t, a, "v", 0, pooltest.Pattern(10, bigVolumeSize))
+	pooltest.Write(t, a, "v", 0, pooltest.Pattern(10, bigVolumeSize))
 	must(t, a.Snapshot("v", "s1"), "Snapshot s1")
 	var full bytes.Buffer
 	fullBytes := streamBytes(t, a, "v", "", "s1", &full)
@@ -67,7 +67,7 @@ func TestIncrementalStreamSizeFollowsTheChange(t *testing.T) {
 		t.Errorf("a delta of %d changed bytes is %d bytes, want within 2%% and 64 KiB of the change", changed, deltaBytes)
 	}
 	must(t, b.Receive("r", &delta), "Receive the delta")
-	if !bytes.Equal(readAll(t, a, "v"), readAll(t, b, "r")) {
+	if !bytes.Equal(pooltest.Content(t, a, "v"), pooltest.Content(t, b, "r")) {
 		t.Fatal("the replica differs from the volume after the delta")
 	}
 }
@@ -77,9 +77,9 @@ func TestIncrementalStreamSizeFollowsTheChange(t *testing.T) {
 func TestSnapshotsBeingSentAreBusy(t *testing.T) {
 	p := newTestPool(t)
 	must(t, p.CreateVolume("v", 16*mib, backend.Thin), "CreateVolume")
-	writeAt(t, p, "v", 0, pooltest.Pattern(12, 8*mib))
+	pooltest.Write(t, p, "v", 0, pooltest.Pattern(12, 8*mib))
 	must(t, p.Snapshot("v", "s1"), "Snapshot s1")
-	writeAt(t, p, "v", 0, pooltest.Pattern(13, mib))
+	pooltest.Write(t, p, "v", 0, pooltest.Pattern(13, mib))
 	must(t, p.Snapshot("v", "s2"), "Snapshot s2")
 	stream, err := p.Send("v", "s1", "s2")
 	must(t, err, "Send")

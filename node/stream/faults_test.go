@@ -16,6 +16,7 @@ import (
 	"github.com/baton-dr/baton/internal/syncio"
 	"github.com/baton-dr/baton/node/agent"
 	"github.com/baton-dr/baton/storage/backend"
+	"github.com/baton-dr/baton/storage/backend/pooltest"
 	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storage/core"
 )
@@ -80,7 +81,7 @@ func TestAServerKilledMidStreamLeavesNothingAndTheRetrySucceeds(t *testing.T) {
 		t.Fatalf("the retry: %v (agent: %q)", retry.err, result.Error)
 	}
 	snaps, err := s.poolB.Snapshots("rep-1")
-	if err != nil || len(snaps) != 1 || snaps[0].GUID != guid || !bytes.Equal(read(t, s.poolB, "rep-1", 0, len(data)), data) {
+	if err != nil || len(snaps) != 1 || snaps[0].GUID != guid || !bytes.Equal(pooltest.Read(t, s.poolB, "rep-1", 0, len(data)), data) {
 		t.Fatalf("after the retry rep-1 holds %+v (%v), want the snapshot %s and A's bytes", snaps, err, guid)
 	}
 }

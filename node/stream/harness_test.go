@@ -13,6 +13,7 @@ import (
 	"github.com/baton-dr/baton/node/agent"
 	simzfs "github.com/baton-dr/baton/sim/zfs"
 	"github.com/baton-dr/baton/storage/backend"
+	"github.com/baton-dr/baton/storage/backend/pooltest"
 	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storage/core"
 )
@@ -204,17 +205,7 @@ func (s *sites) reconcileA(sends []core.SendSpec) core.NodeStatus {
 
 // write puts data on vol-1 at offset, synced.
 func (s *sites) write(offset int64, data []byte) {
-	d, err := s.poolA.Open("vol-1")
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	defer d.Close()
-	if _, err := d.WriteAt(data, offset); err != nil {
-		s.t.Fatal(err)
-	}
-	if err := d.Sync(); err != nil {
-		s.t.Fatal(err)
-	}
+	pooltest.Write(s.t, s.poolA, "vol-1", offset, data)
 }
 
 // snapshot takes a snapshot of vol-1 and returns its GUID.
@@ -262,21 +253,6 @@ func (s *sites) send(spec core.SendSpec) (outcome, core.SendResult) {
 		s.t.Fatalf("the agent reports %d finished sends, want 1", len(sent))
 	}
 	return got, sent[0]
-}
-
-// read reads n bytes at offset from a volume of a pool.
-func read(t *testing.T, pool backend.Pool, volume string, offset int64, n int) []byte {
-	t.Helper()
-	d, err := pool.Open(volume)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	buf := make([]byte, n)
-	if _, err := d.ReadAt(buf, offset); err != nil {
-		t.Fatal(err)
-	}
-	return buf
 }
 
 // pattern is n bytes that differ from block to block.

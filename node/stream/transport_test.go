@@ -10,6 +10,7 @@ import (
 
 	"github.com/baton-dr/baton/node/agent"
 	"github.com/baton-dr/baton/storage/backend"
+	"github.com/baton-dr/baton/storage/backend/pooltest"
 )
 
 // A full stream and then an incremental one travel from A's pool to B's
@@ -37,8 +38,8 @@ func TestFullThenIncrementalStreamsLandOnTheOtherSite(t *testing.T) {
 	if err != nil || len(snaps) != 2 || snaps[0].GUID != guid1 || snaps[1].GUID != guid2 {
 		t.Fatalf("rep-1 on B holds %+v (%v), want GUIDs %s and %s", snaps, err, guid1, guid2)
 	}
-	if !bytes.Equal(read(t, s.poolB, "rep-1", 0, len(first)), first) ||
-		!bytes.Equal(read(t, s.poolB, "rep-1", 4<<20, len(second)), second) {
+	if !bytes.Equal(pooltest.Read(t, s.poolB, "rep-1", 0, len(first)), first) ||
+		!bytes.Equal(pooltest.Read(t, s.poolB, "rep-1", 4<<20, len(second)), second) {
 		t.Fatal("rep-1 on B does not hold what A wrote")
 	}
 	if full.bytes < uint64(len(first)) || delta.bytes >= full.bytes/10 {

@@ -6,19 +6,8 @@ import (
 	"testing"
 
 	"github.com/baton-dr/baton/storage/backend"
+	"github.com/baton-dr/baton/storage/backend/pooltest"
 )
-
-func readBytes(t *testing.T, p *Pool, volume string, offset int64, n int) []byte {
-	t.Helper()
-	dev, err := p.Open(volume)
-	mustDo(t, err)
-	buf := make([]byte, n)
-	if _, err := dev.ReadAt(buf, offset); err != nil {
-		t.Fatal(err)
-	}
-	mustDo(t, dev.Close())
-	return buf
-}
 
 // TestCrashKeepsOnlySyncedWrites: acknowledged (synced) data survives a
 // crash, the rest is lost, and devices opened before it are gone.
@@ -46,7 +35,7 @@ func TestCrashKeepsOnlySyncedWrites(t *testing.T) {
 	}
 	want := make([]byte, 20000)
 	copy(want, synced)
-	if got := readBytes(t, p, "v", 0, len(want)); !bytes.Equal(got, want) {
+	if got := pooltest.Read(t, p, "v", 0, len(want)); !bytes.Equal(got, want) {
 		t.Fatal("after the crash the volume is not what was synced")
 	}
 	mustDo(t, p.DestroyVolume("v")) // the crash closed every device
@@ -66,12 +55,12 @@ func TestSnapshotTakesSyncedContent(t *testing.T) {
 	mustDo(t, p.Snapshot("v", "s"))
 	mustDo(t, p.Clone("v", "s", "c"))
 	want := append(bytes.Repeat([]byte{0xab}, 100), make([]byte, 50)...)
-	if got := readBytes(t, p, "c", 0, 150); !bytes.Equal(got, want) {
+	if got := pooltest.Read(t, p, "c", 0, 150); !bytes.Equal(got, want) {
 		t.Fatal("the snapshot holds cached writes")
 	}
 	mustDo(t, dev.Close())
 	copy(want[50:], bytes.Repeat([]byte{7}, 100))
-	if got := readBytes(t, p, "v", 0, 150); !bytes.Equal(got, want) {
+	if got := pooltest.Read(t, p, "v", 0, 150); !bytes.Equal(got, want) {
 		t.Fatal("the last close did not flush the cache onto the head")
 	}
 	// The cached write reached the pool after the snapshot: the volume is

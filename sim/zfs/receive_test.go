@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/baton-dr/baton/storage/backend"
+	"github.com/baton-dr/baton/storage/backend/pooltest"
 )
 
 func snapshotNamesOf(p *Pool, volume string) []string {
@@ -22,7 +23,7 @@ func sameContent(t *testing.T, p *Pool, volume string, q *Pool, other string) {
 	if q.volumes[other].sizeBytes != uint64(size) {
 		t.Fatalf("%s is %d bytes, %s %d", volume, size, other, q.volumes[other].sizeBytes)
 	}
-	if !bytes.Equal(readBytes(t, p, volume, 0, size), readBytes(t, q, other, 0, size)) {
+	if !bytes.Equal(pooltest.Read(t, p, volume, 0, size), pooltest.Read(t, q, other, 0, size)) {
 		t.Fatalf("%s and %s differ", volume, other)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing/iotest"
 
 	"github.com/baton-dr/baton/storage/backend"
+	"github.com/baton-dr/baton/storage/backend/pooltest"
 )
 
 // sampleStream builds a small incremental stream through a pool.
@@ -18,11 +19,11 @@ func sampleStream(t testing.TB) (*Pool, *Stream) {
 	if err := p.CreateVolume("v", 1<<20, backend.Thin); err != nil {
 		t.Fatal(err)
 	}
-	writeSync(t, p, "v", 0, bytes.Repeat([]byte{1}, 10000))
+	pooltest.Write(t, p, "v", 0, bytes.Repeat([]byte{1}, 10000))
 	if err := p.Snapshot("v", "a"); err != nil {
 		t.Fatal(err)
 	}
-	writeSync(t, p, "v", 5000, bytes.Repeat([]byte{2}, 9000))
+	pooltest.Write(t, p, "v", 5000, bytes.Repeat([]byte{2}, 9000))
 	if err := p.Snapshot("v", "b"); err != nil {
 		t.Fatal(err)
 	}
@@ -31,23 +32,6 @@ func sampleStream(t testing.TB) (*Pool, *Stream) {
 		t.Fatal(err)
 	}
 	return p, stream.(*Stream)
-}
-
-func writeSync(t testing.TB, p *Pool, volume string, offset int64, data []byte) {
-	t.Helper()
-	dev, err := p.Open(volume)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := dev.WriteAt(data, offset); err != nil {
-		t.Fatal(err)
-	}
-	if err := dev.Sync(); err != nil {
-		t.Fatal(err)
-	}
-	if err := dev.Close(); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func encode(t testing.TB, s *Stream) []byte {
@@ -215,7 +199,7 @@ func FuzzDecode(f *testing.F) {
 	if err := p.CreateVolume("v", 64<<10, backend.Thin); err != nil {
 		f.Fatal(err)
 	}
-	writeSync(f, p, "v", 700, bytes.Repeat([]byte{7}, 600))
+	pooltest.Write(f, p, "v", 700, bytes.Repeat([]byte{7}, 600))
 	if err := p.Snapshot("v", "s"); err != nil {
 		f.Fatal(err)
 	}

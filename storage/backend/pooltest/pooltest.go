@@ -89,7 +89,7 @@ func wantRefusal(t *testing.T, err, kind error, what string) {
 	}
 }
 
-func must(t *testing.T, err error, what string) {
+func must(t testing.TB, err error, what string) {
 	t.Helper()
 	if err != nil {
 		t.Fatalf("%s: %v", what, err)
@@ -115,8 +115,9 @@ func Pattern(seed uint64, n int) []byte {
 	return out
 }
 
-// write writes data at an offset through a device and syncs it.
-func write(t *testing.T, pool backend.Pool, volume string, offset int64, data []byte) {
+// Write writes data at an offset through a device and syncs it. The suite
+// writes through it, and so do other tests of pools.
+func Write(t testing.TB, pool backend.Pool, volume string, offset int64, data []byte) {
 	t.Helper()
 	dev, err := pool.Open(volume)
 	must(t, err, "Open "+volume)
@@ -128,8 +129,8 @@ func write(t *testing.T, pool backend.Pool, volume string, offset int64, data []
 	must(t, dev.Close(), "Close "+volume)
 }
 
-// read reads n bytes at an offset through a fresh device.
-func read(t *testing.T, pool backend.Pool, volume string, offset int64, n int) []byte {
+// Read reads n bytes at an offset through a fresh device.
+func Read(t testing.TB, pool backend.Pool, volume string, offset int64, n int) []byte {
 	t.Helper()
 	dev, err := pool.Open(volume)
 	must(t, err, "Open "+volume)
@@ -142,18 +143,18 @@ func read(t *testing.T, pool backend.Pool, volume string, offset int64, n int) [
 	return buf
 }
 
-// content reads a whole volume.
-func content(t *testing.T, pool backend.Pool, volume string) []byte {
+// Content reads a whole volume.
+func Content(t testing.TB, pool backend.Pool, volume string) []byte {
 	t.Helper()
 	info, err := pool.Volume(volume)
 	must(t, err, "Volume "+volume)
-	return read(t, pool, volume, 0, int(info.SizeBytes))
+	return Read(t, pool, volume, 0, int(info.SizeBytes))
 }
 
 // wantContent compares a volume with the bytes it must hold.
 func wantContent(t *testing.T, pool backend.Pool, volume string, want []byte, what string) {
 	t.Helper()
-	got := content(t, pool, volume)
+	got := Content(t, pool, volume)
 	if len(got) != len(want) {
 		t.Fatalf("%s: %s holds %d bytes, want %d", what, volume, len(got), len(want))
 	}

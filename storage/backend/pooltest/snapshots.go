@@ -21,7 +21,7 @@ func testSnapshotsListOldestFirstWithGUIDs(t *testing.T, newPool newPoolFunc) {
 	pool := newPool(t)
 	create(t, pool, "v", volumeBytes, backend.Thin)
 	for i, name := range []string{"zz", "aa", "mm"} {
-		write(t, pool, "v", int64(i)*chunkBytes, Pattern(uint64(20+i), chunkBytes))
+		Write(t, pool, "v", int64(i)*chunkBytes, Pattern(uint64(20+i), chunkBytes))
 		must(t, pool.Snapshot("v", name), "Snapshot "+name)
 	}
 	list := wantSnapshots(t, pool, "v", "zz", "aa", "mm")
@@ -55,10 +55,10 @@ func testSnapshotFreezesSyncedContent(t *testing.T, newPool newPoolFunc) {
 	pool := newPool(t)
 	create(t, pool, "v", volumeBytes, backend.Thin)
 	first := Pattern(30, 4*chunkBytes)
-	write(t, pool, "v", chunkBytes, first)
+	Write(t, pool, "v", chunkBytes, first)
 	must(t, pool.Snapshot("v", "s1"), "Snapshot")
 	second := Pattern(31, chunkBytes)
-	write(t, pool, "v", 2*chunkBytes, second)
+	Write(t, pool, "v", 2*chunkBytes, second)
 	must(t, pool.Clone("v", "s1", "view"), "Clone")
 	frozen := make([]byte, volumeBytes)
 	copy(frozen[chunkBytes:], first)
@@ -72,7 +72,7 @@ func testClonesAreIndependent(t *testing.T, newPool newPoolFunc) {
 	pool := newPool(t)
 	create(t, pool, "v", volumeBytes, backend.Thin)
 	base := Pattern(40, volumeBytes/4)
-	write(t, pool, "v", 0, base)
+	Write(t, pool, "v", 0, base)
 	must(t, pool.Snapshot("v", "s"), "Snapshot")
 	must(t, pool.Clone("v", "s", "c"), "Clone")
 	info := volumeInfo(t, pool, "c")
@@ -84,9 +84,9 @@ func testClonesAreIndependent(t *testing.T, newPool newPoolFunc) {
 	wantContent(t, pool, "c", atSnapshot, "a new clone")
 
 	cloneWrite := Pattern(41, 2*chunkBytes)
-	write(t, pool, "c", 3*chunkBytes, cloneWrite)
+	Write(t, pool, "c", 3*chunkBytes, cloneWrite)
 	originWrite := Pattern(42, chunkBytes)
-	write(t, pool, "v", 4*chunkBytes, originWrite)
+	Write(t, pool, "v", 4*chunkBytes, originWrite)
 
 	wantClone := bytes.Clone(atSnapshot)
 	copy(wantClone[3*chunkBytes:], cloneWrite)
@@ -107,16 +107,16 @@ func testDestroyRefusedWithDependentClones(t *testing.T, newPool newPoolFunc) {
 	pool := newPool(t)
 	create(t, pool, "v", volumeBytes, backend.Thin)
 	data := Pattern(50, 2*chunkBytes)
-	write(t, pool, "v", 0, data)
+	Write(t, pool, "v", 0, data)
 	must(t, pool.Snapshot("v", "s"), "Snapshot")
 	must(t, pool.Clone("v", "s", "c"), "Clone")
 	wantRefusal(t, pool.DestroyVolume("v"), backend.ErrBusy, "destroy of a volume with a cloned snapshot")
 	wantRefusal(t, pool.DestroySnapshot("v", "s"), backend.ErrBusy, "destroy of a cloned snapshot")
 	wantSnapshots(t, pool, "v", "s")
-	if got := read(t, pool, "c", 0, len(data)); !bytes.Equal(got, data) {
+	if got := Read(t, pool, "c", 0, len(data)); !bytes.Equal(got, data) {
 		t.Fatal("refused destroys changed the clone")
 	}
-	if got := read(t, pool, "v", 0, len(data)); !bytes.Equal(got, data) {
+	if got := Read(t, pool, "v", 0, len(data)); !bytes.Equal(got, data) {
 		t.Fatal("refused destroys changed the origin")
 	}
 	must(t, pool.DestroyVolume("c"), "destroy the clone")
@@ -128,9 +128,9 @@ func testRollbackToLatestOnly(t *testing.T, newPool newPoolFunc) {
 	pool := newPool(t)
 	create(t, pool, "v", volumeBytes, backend.Thin)
 	atA := Pattern(60, 2*chunkBytes)
-	write(t, pool, "v", 0, atA)
+	Write(t, pool, "v", 0, atA)
 	must(t, pool.Snapshot("v", "a"), "Snapshot a")
-	write(t, pool, "v", chunkBytes, Pattern(61, 3*chunkBytes))
+	Write(t, pool, "v", chunkBytes, Pattern(61, 3*chunkBytes))
 	must(t, pool.Rollback("v", "a"), "Rollback to the latest snapshot")
 	wantA := make([]byte, volumeBytes)
 	copy(wantA, atA)
@@ -138,10 +138,10 @@ func testRollbackToLatestOnly(t *testing.T, newPool newPoolFunc) {
 	must(t, pool.Rollback("v", "a"), "a repeated rollback")
 
 	later := Pattern(62, chunkBytes)
-	write(t, pool, "v", 5*chunkBytes, later)
+	Write(t, pool, "v", 5*chunkBytes, later)
 	must(t, pool.Snapshot("v", "b"), "Snapshot b")
 	tail := Pattern(63, chunkBytes)
-	write(t, pool, "v", 6*chunkBytes, tail)
+	Write(t, pool, "v", 6*chunkBytes, tail)
 	wantRefusal(t, pool.Rollback("v", "a"), backend.ErrBusy, "a rollback past a later snapshot")
 	wantSnapshots(t, pool, "v", "a", "b")
 	wantNow := bytes.Clone(wantA)
@@ -164,9 +164,9 @@ func testAllSnapshotsListWhatSnapshotsLists(t *testing.T, newPool newPoolFunc) {
 	for _, v := range []string{"a", "b", "empty"} {
 		create(t, pool, v, volumeBytes, backend.Thin)
 	}
-	write(t, pool, "a", 0, Pattern(60, chunkBytes))
+	Write(t, pool, "a", 0, Pattern(60, chunkBytes))
 	must(t, pool.Snapshot("a", "s1"), "Snapshot a@s1")
-	write(t, pool, "a", chunkBytes, Pattern(61, chunkBytes))
+	Write(t, pool, "a", chunkBytes, Pattern(61, chunkBytes))
 	must(t, pool.Snapshot("a", "s2"), "Snapshot a@s2")
 	must(t, pool.Snapshot("b", "s1"), "Snapshot b@s1")
 	must(t, pool.Clone("a", "s1", "clone"), "Clone a@s1")

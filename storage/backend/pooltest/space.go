@@ -20,7 +20,7 @@ func testThickReservesThinDoesNot(t *testing.T, newPool newPoolFunc) {
 		t.Fatalf("a thick volume of %d bytes took only %d bytes of free space", volumeBytes, empty.FreeBytes-withThick.FreeBytes)
 	}
 	// Writing a thick volume uses its reservation, not more free space.
-	write(t, pool, "thick", 0, Pattern(160, volumeBytes/2))
+	Write(t, pool, "thick", 0, Pattern(160, volumeBytes/2))
 	wantFreeAbout(t, pool, withThick, "writing into a thick volume's reservation")
 
 	create(t, pool, "thin", volumeBytes, backend.Thin)

@@ -39,7 +39,7 @@ func newReplica(t *testing.T, newPool newPoolFunc) *replica {
 
 func (rep *replica) write(t *testing.T, offset int, data []byte) {
 	t.Helper()
-	write(t, rep.a, "v", int64(offset), data)
+	Write(t, rep.a, "v", int64(offset), data)
 	copy(rep.content[offset:], data)
 }
 
@@ -92,7 +92,7 @@ func testIncrementalStreamIsProportional(t *testing.T, newPool newPoolFunc) {
 	const size = 64 * mib
 	create(t, a, "v", size, backend.Thin)
 	model := Pattern(80, size)
-	write(t, a, "v", 0, model)
+	Write(t, a, "v", 0, model)
 	must(t, a.Snapshot("v", "s1"), "Snapshot s1")
 	full := send(t, a, "v", "", "s1")
 	if len(full) < size {
@@ -104,7 +104,7 @@ func testIncrementalStreamIsProportional(t *testing.T, newPool newPoolFunc) {
 	for i := 0; i < changed/chunkBytes; i++ {
 		offset := (i*797 + 13) % (size / chunkBytes) * chunkBytes
 		data := Pattern(uint64(81+i), chunkBytes)
-		write(t, a, "v", int64(offset), data)
+		Write(t, a, "v", int64(offset), data)
 		copy(model[offset:], data)
 	}
 	must(t, a.Snapshot("v", "s2"), "Snapshot s2")
@@ -126,8 +126,8 @@ func testReceiveRefusedOnDivergedTarget(t *testing.T, newPool newPoolFunc) {
 
 	// B writes into its replica: the delta must not land on top.
 	local := Pattern(91, chunkBytes)
-	write(t, rep.b, "r", 7*chunkBytes, local)
-	atB := content(t, rep.b, "r")
+	Write(t, rep.b, "r", 7*chunkBytes, local)
+	atB := Content(t, rep.b, "r")
 	wantRefusal(t, rep.b.Receive("r", bytes.NewReader(delta)), backend.ErrDiverged, "a delta onto a written replica")
 	wantContent(t, rep.b, "r", atB, "after a refused delta")
 	wantSnapshots(t, rep.b, "r", "s1")
@@ -157,9 +157,9 @@ func testReceiveRefusedWithoutBase(t *testing.T, newPool newPoolFunc) {
 	}
 	// A volume of another lineage, even under the replica's name, lacks the base.
 	create(t, rep.b, "stranger", volumeBytes, backend.Thin)
-	write(t, rep.b, "stranger", 0, Pattern(101, chunkBytes))
+	Write(t, rep.b, "stranger", 0, Pattern(101, chunkBytes))
 	must(t, rep.b.Snapshot("stranger", "s1"), "Snapshot stranger@s1")
-	before := content(t, rep.b, "stranger")
+	before := Content(t, rep.b, "stranger")
 	wantRefusal(t, rep.b.Receive("stranger", bytes.NewReader(delta)), backend.ErrNoBase, "a delta onto another lineage")
 	wantContent(t, rep.b, "stranger", before, "after a refused delta")
 	wantSnapshots(t, rep.b, "stranger", "s1")
@@ -184,7 +184,7 @@ func testBrokenStreamChangesNothing(t *testing.T, newPool newPoolFunc) {
 	rep.write(t, 0, Pattern(111, 4*chunkBytes))
 	must(t, rep.a.Snapshot("v", "s2"), "Snapshot s2")
 	delta := send(t, rep.a, "v", "s1", "s2")
-	before := content(t, rep.b, "r")
+	before := Content(t, rep.b, "r")
 	wantRefusal(t, rep.b.Receive("r", bytes.NewReader(delta[:len(delta)-len(delta)/3])), backend.ErrInvalid, "a truncated delta")
 	wantContent(t, rep.b, "r", before, "after a truncated delta")
 	wantSnapshots(t, rep.b, "r", "s1")
@@ -216,7 +216,7 @@ func testCloneStreamFailBack(t *testing.T, newPool newPoolFunc) {
 	atSk := make([]byte, volumeBytes)
 	for i, snap := range []string{"S1", "Sk"} {
 		data := Pattern(uint64(130+i), 4*chunkBytes)
-		write(t, a, "v1", int64(i*8*chunkBytes), data)
+		Write(t, a, "v1", int64(i*8*chunkBytes), data)
 		copy(atSk[i*8*chunkBytes:], data)
 		must(t, a.Snapshot("v1", snap), "Snapshot "+snap)
 	}
@@ -227,13 +227,13 @@ func testCloneStreamFailBack(t *testing.T, newPool newPoolFunc) {
 	atT1 := bytes.Clone(atSk)
 	const changed = 3 * chunkBytes
 	bWrite := Pattern(140, changed)
-	write(t, b, "v2", 20*chunkBytes, bWrite)
+	Write(t, b, "v2", 20*chunkBytes, bWrite)
 	copy(atT1[20*chunkBytes:], bWrite)
 	must(t, b.Snapshot("v2", "T1"), "Snapshot T1")
 
 	tailed := bytes.Clone(atSk)
 	tail := Pattern(141, chunkBytes)
-	write(t, a, "v1", 2*chunkBytes, tail)
+	Write(t, a, "v1", 2*chunkBytes, tail)
 	copy(tailed[2*chunkBytes:], tail)
 	must(t, a.Snapshot("v1", "tail"), "A keeps its diverged tail")
 	aSnapshots := snapshots(t, a, "v1")
@@ -254,7 +254,7 @@ func testCloneStreamFailBack(t *testing.T, newPool newPoolFunc) {
 
 	// Replication goes on from T1 as plain deltas.
 	copy(atT1[25*chunkBytes:], Pattern(142, chunkBytes))
-	write(t, b, "v2", 25*chunkBytes, Pattern(142, chunkBytes))
+	Write(t, b, "v2", 25*chunkBytes, Pattern(142, chunkBytes))
 	must(t, b.Snapshot("v2", "T2"), "Snapshot T2")
 	receive(t, a, "v3", send(t, b, "v2", "T1", "T2"))
 	wantContent(t, a, "v3", atT1, "A's new member after the next delta")
@@ -272,7 +272,7 @@ func testSendRefusals(t *testing.T, newPool newPoolFunc) {
 	create(t, pool, "v", volumeBytes, backend.Thin)
 	create(t, pool, "other", volumeBytes, backend.Thin)
 	for _, s := range []string{"a", "b"} {
-		write(t, pool, "v", 0, Pattern(150, chunkBytes))
+		Write(t, pool, "v", 0, Pattern(150, chunkBytes))
 		must(t, pool.Snapshot("v", s), "Snapshot "+s)
 	}
 	must(t, pool.Snapshot("other", "x"), "Snapshot other@x")

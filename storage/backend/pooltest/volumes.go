@@ -50,7 +50,7 @@ func testCreateThinAndThick(t *testing.T, newPool newPoolFunc) {
 func testCreateRefusals(t *testing.T, newPool newPoolFunc) {
 	pool := newPool(t)
 	create(t, pool, "v", volumeBytes, backend.Thin)
-	write(t, pool, "v", 0, Pattern(1, chunkBytes))
+	Write(t, pool, "v", 0, Pattern(1, chunkBytes))
 	// A retried create finds the volume and changes nothing, whatever it asks.
 	wantRefusal(t, pool.CreateVolume("v", volumeBytes, backend.Thin), backend.ErrExists, "a repeated create")
 	wantRefusal(t, pool.CreateVolume("v", 2*volumeBytes, backend.Thick), backend.ErrExists, "a create over a volume")
@@ -58,7 +58,7 @@ func testCreateRefusals(t *testing.T, newPool newPoolFunc) {
 	if info.SizeBytes != volumeBytes || info.Provisioning != backend.Thin {
 		t.Fatalf("a refused create changed the volume: %+v", info)
 	}
-	if got := read(t, pool, "v", 0, chunkBytes); !bytes.Equal(got, Pattern(1, chunkBytes)) {
+	if got := Read(t, pool, "v", 0, chunkBytes); !bytes.Equal(got, Pattern(1, chunkBytes)) {
 		t.Fatal("a refused create changed the volume's data")
 	}
 	for _, name := range []string{"", "a@b", "a/b"} {
@@ -103,7 +103,7 @@ func testWriteAndReadAtOffsets(t *testing.T, newPool newPoolFunc) {
 	wantContent(t, pool, "v", model, "after the writes")
 	// Unaligned reads of a fresh device.
 	for _, r := range []struct{ offset, length int }{{1, 10}, {8190, 8200}, {mib - 100, 200}, {size - 10, 10}} {
-		if got := read(t, pool, "v", int64(r.offset), r.length); !bytes.Equal(got, model[r.offset:r.offset+r.length]) {
+		if got := Read(t, pool, "v", int64(r.offset), r.length); !bytes.Equal(got, model[r.offset:r.offset+r.length]) {
 			t.Fatalf("ReadAt %d, %d bytes differs from what was written", r.offset, r.length)
 		}
 	}
@@ -113,7 +113,7 @@ func testWriteAndReadOutOfRange(t *testing.T, newPool newPoolFunc) {
 	pool := newPool(t)
 	const size = 4 * mib
 	create(t, pool, "v", size, backend.Thin)
-	write(t, pool, "v", size-chunkBytes, Pattern(2, chunkBytes))
+	Write(t, pool, "v", size-chunkBytes, Pattern(2, chunkBytes))
 	dev, err := pool.Open("v")
 	must(t, err, "Open")
 	defer func() { must(t, dev.Close(), "Close") }()
@@ -139,7 +139,7 @@ func testResizeGrowsAndRefusesShrink(t *testing.T, newPool newPoolFunc) {
 	pool := newPool(t)
 	create(t, pool, "v", volumeBytes, backend.Thin)
 	tail := Pattern(4, chunkBytes)
-	write(t, pool, "v", volumeBytes-chunkBytes, tail)
+	Write(t, pool, "v", volumeBytes-chunkBytes, tail)
 	must(t, pool.ResizeVolume("v", 2*volumeBytes), "grow")
 	must(t, pool.ResizeVolume("v", 2*volumeBytes), "a retried grow to the same size")
 	if info := volumeInfo(t, pool, "v"); info.SizeBytes != 2*volumeBytes {
@@ -148,7 +148,7 @@ func testResizeGrowsAndRefusesShrink(t *testing.T, newPool newPoolFunc) {
 	want := make([]byte, 2*volumeBytes)
 	copy(want[volumeBytes-chunkBytes:], tail)
 	wantContent(t, pool, "v", want, "a grown volume keeps its data and reads zeros beyond")
-	write(t, pool, "v", 2*volumeBytes-chunkBytes, tail)
+	Write(t, pool, "v", 2*volumeBytes-chunkBytes, tail)
 	copy(want[2*volumeBytes-chunkBytes:], tail)
 	wantRefusal(t, pool.ResizeVolume("v", volumeBytes), backend.ErrInvalid, "a shrink")
 	if info := volumeInfo(t, pool, "v"); info.SizeBytes != 2*volumeBytes {
@@ -161,7 +161,7 @@ func testResizeGrowsAndRefusesShrink(t *testing.T, newPool newPoolFunc) {
 func testDestroyIsFinalAndRetrySafe(t *testing.T, newPool newPoolFunc) {
 	pool := newPool(t)
 	create(t, pool, "v", volumeBytes, backend.Thin)
-	write(t, pool, "v", 0, Pattern(5, chunkBytes))
+	Write(t, pool, "v", 0, Pattern(5, chunkBytes))
 	must(t, pool.Snapshot("v", "s"), "Snapshot")
 	must(t, pool.DestroyVolume("v"), "DestroyVolume")
 	wantRefusal(t, pool.DestroyVolume("v"), backend.ErrNotFound, "a repeated destroy")
@@ -194,7 +194,7 @@ func testReadOnlyFence(t *testing.T, newPool newPoolFunc) {
 	pool := newPool(t)
 	create(t, pool, "v", volumeBytes, backend.Thin)
 	data := Pattern(6, chunkBytes)
-	write(t, pool, "v", 0, data)
+	Write(t, pool, "v", 0, data)
 	early, err := pool.Open("v")
 	must(t, err, "Open before the fence")
 	must(t, pool.SetReadOnly("v", true), "SetReadOnly")
@@ -209,13 +209,13 @@ func testReadOnlyFence(t *testing.T, newPool newPoolFunc) {
 	_, err = late.WriteAt(Pattern(7, chunkBytes), chunkBytes)
 	wantRefusal(t, err, backend.ErrRefused, "a write to a fenced volume")
 	must(t, late.Close(), "Close")
-	if got := read(t, pool, "v", 0, 2*chunkBytes); !bytes.Equal(got[:chunkBytes], data) ||
+	if got := Read(t, pool, "v", 0, 2*chunkBytes); !bytes.Equal(got[:chunkBytes], data) ||
 		!bytes.Equal(got[chunkBytes:], make([]byte, chunkBytes)) {
 		t.Fatal("refused writes changed a fenced volume")
 	}
 	must(t, pool.SetReadOnly("v", false), "lifting the fence")
-	write(t, pool, "v", chunkBytes, data)
-	if got := read(t, pool, "v", chunkBytes, chunkBytes); !bytes.Equal(got, data) {
+	Write(t, pool, "v", chunkBytes, data)
+	if got := Read(t, pool, "v", chunkBytes, chunkBytes); !bytes.Equal(got, data) {
 		t.Fatal("a write after the fence was lifted did not land")
 	}
 	wantRefusal(t, pool.SetReadOnly("missing", true), backend.ErrNotFound, "fencing a missing volume")
