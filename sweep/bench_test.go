@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/baton-dr/baton/reports"
-	"github.com/baton-dr/baton/scenarios"
 	"github.com/baton-dr/baton/sweep"
 )
 
@@ -12,10 +11,7 @@ import (
 // the full WordPress fail-over and fail-back story, per op.
 func BenchmarkFailoverAndBack(b *testing.B) {
 	for _, name := range []string{"wordpress/failover", "gitea/failover"} {
-		sc, err := scenarios.Find(name)
-		if err != nil {
-			b.Fatal(err)
-		}
+		sc := scenario(b, name)
 		b.Run(name, func(b *testing.B) {
 			seed := uint64(1)
 			for b.Loop() {

@@ -3,11 +3,9 @@
 package sweep_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/baton-dr/baton/reports"
-	"github.com/baton-dr/baton/scenarios"
 	"github.com/baton-dr/baton/sweep"
 )
 
@@ -15,11 +13,7 @@ import (
 // (go test -tags baton_bugs): Demote acts on the chain's end. A sweep of the
 // fail-over story must fail, each failure with the command that replays it.
 func TestASweepCatchesDemotingTheEnd(t *testing.T) {
-	sc, err := scenarios.Find("wordpress/failover")
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := sweep.Run(context.Background(), sweep.Options{Scenarios: []scenarios.Scenario{sc}, FirstSeed: 1, Seeds: 5})
+	run := sweepSeeds(t, "wordpress/failover", 5)
 	failed := 0
 	for _, r := range run.Results {
 		if r.Verdict == reports.Passed {
@@ -40,10 +34,7 @@ func TestASweepCatchesDemotingTheEnd(t *testing.T) {
 // its replay command would: the same event log, byte for byte, and the same
 // violation.
 func TestTheReplayCommandReproducesAFailureExactly(t *testing.T) {
-	sc, err := scenarios.Find("wordpress/failover")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := scenario(t, "wordpress/failover")
 	first, again := sweep.One(sc, 2, false), sweep.One(sc, 2, false)
 	if first.Verdict == reports.Passed {
 		t.Fatal("the seeded bug was not caught on seed 2")

@@ -1,14 +1,11 @@
 package sweep_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/reports/reportstest"
-	"github.com/baton-dr/baton/scenarios"
-	"github.com/baton-dr/baton/sweep"
 )
 
 // A sweep's report draws its sampled passed results with their events, as a
@@ -16,11 +13,7 @@ import (
 // lanes and a non-empty event log. They once showed "event log: 0 events"
 // and empty lanes, the sweep having dropped every passed run's timeline.
 func TestASweepsSampledResultsShowTheirEventsInChromium(t *testing.T) {
-	sc, err := scenarios.Find("wordpress/protect")
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := sweep.Run(context.Background(), sweep.Options{Scenarios: []scenarios.Scenario{sc}, FirstSeed: 1, Seeds: 4})
+	run := sweepSeeds(t, "wordpress/protect", 4)
 	for _, r := range run.Results {
 		if r.Verdict != reports.Passed {
 			t.Fatalf("seed %d %s: %s", r.Seed, r.Verdict, r.Error)

@@ -9,11 +9,24 @@ import (
 	"github.com/baton-dr/baton/sweep"
 )
 
-func TestTheSameSeedGivesTheSameEventLog(t *testing.T) {
-	sc, err := scenarios.Find("gitea/failover")
+// scenario is the scenario named, found or the test's end.
+func scenario(t testing.TB, name string) scenarios.Scenario {
+	t.Helper()
+	sc, err := scenarios.Find(name)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return sc
+}
+
+// sweepSeeds sweeps seeds 1 to seeds of the scenario named.
+func sweepSeeds(t *testing.T, name string, seeds int) reports.Run {
+	t.Helper()
+	return sweep.Run(context.Background(), sweep.Options{Scenarios: []scenarios.Scenario{scenario(t, name)}, FirstSeed: 1, Seeds: seeds})
+}
+
+func TestTheSameSeedGivesTheSameEventLog(t *testing.T) {
+	sc := scenario(t, "gitea/failover")
 	first, again := sweep.One(sc, 7, true), sweep.One(sc, 7, true)
 	if first.EventLogHash == "" || first.EventLogHash != again.EventLogHash {
 		t.Fatalf("seed 7 gave event logs %q and %q", first.EventLogHash, again.EventLogHash)
@@ -26,11 +39,7 @@ func TestTheSameSeedGivesTheSameEventLog(t *testing.T) {
 // TestASweepIsTheSameWhateverTheWorkers checks that parallel workers change
 // nothing but the wall time.
 func TestASweepIsTheSameWhateverTheWorkers(t *testing.T) {
-	sc, err := scenarios.Find("wordpress/relocate")
-	if err != nil {
-		t.Fatal(err)
-	}
-	options := sweep.Options{Scenarios: []scenarios.Scenario{sc}, FirstSeed: 10, Seeds: 4}
+	options := sweep.Options{Scenarios: []scenarios.Scenario{scenario(t, "wordpress/relocate")}, FirstSeed: 10, Seeds: 4}
 	options.Workers = 1
 	one := sweep.Run(context.Background(), options)
 	options.Workers = 3
