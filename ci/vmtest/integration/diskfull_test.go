@@ -40,10 +40,7 @@ func TestFullPoolDetachesTheSecondaryUntilTheAgentAttachesIt(t *testing.T) {
 	// 1. b's pool fills: a thick volume takes all but 4 MiB of it.
 	fillPool(t, b, 4*mib)
 	data := pooltest.Pattern(21, 32*mib)
-	dev, err := a.DRBD.Open(name)
-	must(t, err, "Open on %s", a.Name)
-	writeDevice(t, dev, 8*mib, data)
-	must(t, dev.Close(), "Close on %s", a.Name)
+	writeDRBD(t, a, name, 8*mib, data)
 	await(t, b.Name+"'s disk to go", func() bool {
 		s, err := b.DRBD.Status(name)
 		return err == nil && s.Disk == backend.Diskless
@@ -60,17 +57,14 @@ func TestFullPoolDetachesTheSecondaryUntilTheAgentAttachesIt(t *testing.T) {
 
 	// 2. A detached disk stays detached while the link holds.
 	more := pooltest.Pattern(22, 4*mib)
-	dev, err = a.DRBD.Open(name)
-	must(t, err, "Open on %s", a.Name)
-	writeDevice(t, dev, 48*mib, more)
-	must(t, dev.Close(), "Close on %s", a.Name)
+	writeDRBD(t, a, name, 48*mib, more)
 	if s, err := b.DRBD.Status(name); err != nil || s.Disk != backend.Diskless {
 		t.Fatalf("%s with its pool still full: %+v %v, want Diskless", b.Name, s, err)
 	}
 
 	// An agent pass while the pool is still full: the attach cannot write
 	// the disk's metadata.
-	err = b.DRBD.Up(config)
+	err := b.DRBD.Up(config)
 	st, _ = peerOf(t, b, name)
 	t.Logf("Up on %s with its pool still full: %v; then %s", b.Name, err, st.Disk)
 	logB.next("an attach onto the full pool")
@@ -183,17 +177,14 @@ func TestFullPoolUnderThePrimaryWhosePeerIsStillSyncing(t *testing.T) {
 	}
 	must(t, a.DRBD.Primary(name, true), "Primary --force on %s (the initial sync)", a.Name)
 	data := pooltest.Pattern(41, mib)
-	dev, err := a.DRBD.Open(name)
-	must(t, err, "Open on %s", a.Name)
-	writeDevice(t, dev, 60*mib, data)
-	must(t, dev.Close(), "Close on %s", a.Name)
+	writeDRBD(t, a, name, 60*mib, data)
 	st, p := peerOf(t, a, name)
 	t.Logf("before the fill: %s %s, peer %s %s, %d bytes out of sync", st.Role, st.Disk, p.Connection, p.Disk, p.OutOfSyncBytes)
 	logA.next("set-up")
 
 	fillPool(t, a, 4*mib)
 	more := pooltest.Pattern(42, 8*mib)
-	dev, err = a.DRBD.Open(name)
+	dev, err := a.DRBD.Open(name)
 	must(t, err, "Open on %s", a.Name)
 	n, werr := dev.WriteAt(more, 16*mib)
 	serr := dev.Sync()

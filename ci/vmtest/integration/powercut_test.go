@@ -122,6 +122,16 @@ func peerOf(t *testing.T, n *Node, name string) (backend.ResourceStatus, backend
 	return s, s.Peers[0]
 }
 
+// writeDRBD writes data at offset through n's DRBD device of the volume
+// name and syncs it; readDevice reads it back.
+func writeDRBD(t *testing.T, n *Node, name string, offset int64, data []byte) {
+	t.Helper()
+	dev, err := n.DRBD.Open(name)
+	must(t, err, "Open on %s", n.Name)
+	writeDevice(t, dev, offset, data)
+	must(t, dev.Close(), "Close on %s", n.Name)
+}
+
 func readDevice(t *testing.T, n *Node, name string, offset int64, size int) []byte {
 	t.Helper()
 	dev, err := n.DRBD.Open(name)
@@ -170,10 +180,7 @@ func TestForcedPromotionAfterPrimaryPowerCut(t *testing.T) {
 	// 1. nodeb Primary writes a pattern, synced on both (protocol C).
 	must(t, b.DRBD.Primary(name, false), "Primary on %s", b.Name)
 	first := pooltest.Pattern(11, 16*mib)
-	dev, err := b.DRBD.Open(name)
-	must(t, err, "Open on %s", b.Name)
-	writeDevice(t, dev, 4*mib, first)
-	must(t, dev.Close(), "Close on %s", b.Name)
+	writeDRBD(t, b, name, 4*mib, first)
 	for _, n := range g.Nodes {
 		if !upToDatePair(n.DRBD, name) {
 			s, _ := n.DRBD.Status(name)
@@ -214,7 +221,7 @@ func TestForcedPromotionAfterPrimaryPowerCut(t *testing.T) {
 	logA.next("losing the Primary")
 
 	// 3. nodea: promotion without force is refused, with force it succeeds.
-	err = a.DRBD.Primary(name, false)
+	err := a.DRBD.Primary(name, false)
 	t.Logf("Primary(%s, false) on %s: %v", name, a.Name, err)
 	if !errors.Is(err, backend.ErrRefused) || !strings.Contains(err.Error(), "(-7) Refusing to be Primary while peer is not outdated") {
 		t.Fatalf("Primary without force on %s: %v, want ErrRefused saying (-7) Refusing to be Primary while peer is not outdated", a.Name, err)
@@ -240,10 +247,7 @@ func TestForcedPromotionAfterPrimaryPowerCut(t *testing.T) {
 		t.Fatalf("%s does not read what %s wrote before its power cut", a.Name, b.Name)
 	}
 	second := pooltest.Pattern(12, 4*mib)
-	dev, err = a.DRBD.Open(name)
-	must(t, err, "Open on %s", a.Name)
-	writeDevice(t, dev, 8*mib, second)
-	must(t, dev.Close(), "Close on %s", a.Name)
+	writeDRBD(t, a, name, 8*mib, second)
 	if _, p = peerOf(t, a, name); p.OutOfSyncBytes != uint64(len(second)) {
 		t.Errorf("%s has %d bytes out of sync toward its lost peer, want the %d it wrote", a.Name, p.OutOfSyncBytes, len(second))
 	}
@@ -337,10 +341,7 @@ func TestLivePrimaryReplacedByForceIsASplitBrain(t *testing.T) {
 	logB := &logMark{t: t, n: b, name: name, minor: minor}
 	skipInitialSync(t, g, name)
 	must(t, b.DRBD.Primary(name, false), "Primary on %s", b.Name)
-	dev, err := b.DRBD.Open(name)
-	must(t, err, "Open on %s", b.Name)
-	writeDevice(t, dev, 0, pooltest.Pattern(21, 4*mib))
-	must(t, dev.Close(), "Close on %s", b.Name)
+	writeDRBD(t, b, name, 0, pooltest.Pattern(21, 4*mib))
 	parent, _ := currentAndBitmap(t, generation(t, b, minor))
 	logA.next("set-up")
 	logB.next("set-up")

@@ -264,10 +264,7 @@ func TestRestartedAgentAdoptsRunningResource(t *testing.T) {
 		t.Fatalf("the agents did not bring the volume up, primary on %s: %+v, %v; their errors: %q", g.Nodes[0].Name, s, err, lastErrors)
 	}
 	a := g.Nodes[0]
-	dev, err := a.DRBD.Open(name)
-	must(t, err, "Open")
-	writeDevice(t, dev, 0, pooltest.Pattern(3, 4*mib))
-	must(t, dev.Close(), "Close")
+	writeDRBD(t, a, name, 0, pooltest.Pattern(3, 4*mib))
 
 	before := map[string]string{}
 	for _, n := range g.Nodes {
