@@ -81,20 +81,29 @@ func newFakeSite(t *testing.T, hub client.Client, name string) *fakeSite {
 func (s *fakeSite) sync() {
 	s.t.Helper()
 	ctx := context.Background()
-	var works workv1.ManifestWorkList
-	if err := s.hub.List(ctx, &works, client.InNamespace(s.name)); err != nil {
-		s.t.Fatal(err)
+	works := listIn[workv1.ManifestWorkList](ctx, s.t, s.hub, s.name).Items
+	for i := range works {
+		s.applyWork(ctx, &works[i])
 	}
-	for i := range works.Items {
-		s.applyWork(ctx, &works.Items[i])
+	views := listIn[viewv1beta1.ManagedClusterViewList](ctx, s.t, s.hub, s.name).Items
+	for i := range views {
+		s.answerView(ctx, &views[i])
 	}
-	var views viewv1beta1.ManagedClusterViewList
-	if err := s.hub.List(ctx, &views, client.InNamespace(s.name)); err != nil {
-		s.t.Fatal(err)
+}
+
+// listIn lists one kind in a site's namespace on the hub: the works the
+// site's work agent applies, the views its view agent answers, in both site
+// doubles.
+func listIn[T any, L interface {
+	*T
+	client.ObjectList
+}](ctx context.Context, t testing.TB, hub client.Client, site string) L {
+	t.Helper()
+	list := L(new(T))
+	if err := hub.List(ctx, list, client.InNamespace(site)); err != nil {
+		t.Fatal(err)
 	}
-	for i := range views.Items {
-		s.answerView(ctx, &views.Items[i])
-	}
+	return list
 }
 
 func (s *fakeSite) applyWork(ctx context.Context, work *workv1.ManifestWork) {

@@ -38,12 +38,9 @@ type localAgent struct {
 
 func (a *localAgent) sync(ctx context.Context) {
 	a.t.Helper()
-	var works workv1.ManifestWorkList
-	if err := a.hub.List(ctx, &works, client.InNamespace(a.site)); err != nil {
-		a.t.Fatal(err)
-	}
-	for i := range works.Items {
-		a.applyWork(ctx, &works.Items[i])
+	works := listIn[workv1.ManifestWorkList](ctx, a.t, a.hub, a.site).Items
+	for i := range works {
+		a.applyWork(ctx, &works[i])
 	}
 	a.answerViews(ctx)
 }
@@ -51,12 +48,9 @@ func (a *localAgent) sync(ctx context.Context) {
 // answerViews is the view agent's half alone.
 func (a *localAgent) answerViews(ctx context.Context) {
 	a.t.Helper()
-	var views viewv1beta1.ManagedClusterViewList
-	if err := a.hub.List(ctx, &views, client.InNamespace(a.site)); err != nil {
-		a.t.Fatal(err)
-	}
-	for i := range views.Items {
-		a.answer(ctx, &views.Items[i])
+	views := listIn[viewv1beta1.ManagedClusterViewList](ctx, a.t, a.hub, a.site).Items
+	for i := range views {
+		a.answer(ctx, &views[i])
 	}
 }
 

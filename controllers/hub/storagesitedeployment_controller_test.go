@@ -115,11 +115,7 @@ func (d *deployment) work() *workv1.ManifestWork {
 
 func (d *deployment) views() []viewv1beta1.ManagedClusterView {
 	d.t.Helper()
-	var list viewv1beta1.ManagedClusterViewList
-	if err := d.hub.List(context.Background(), &list, client.InNamespace(d.request.Spec.Site)); err != nil {
-		d.t.Fatal(err)
-	}
-	return list.Items
+	return listIn[viewv1beta1.ManagedClusterViewList](context.Background(), d.t, d.hub, d.request.Spec.Site).Items
 }
 
 // manifests decodes the work's manifests.
