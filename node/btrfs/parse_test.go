@@ -23,6 +23,16 @@ func readTestdata(t testing.TB, name string) []byte {
 	return data
 }
 
+// wantRefused checks that parse refuses each of bad.
+func wantRefused[T any](t *testing.T, parse func([]byte) (T, error), bad ...string) {
+	t.Helper()
+	for _, b := range bad {
+		if got, err := parse([]byte(b)); err == nil {
+			t.Errorf("%q parsed as %+v", b, got)
+		}
+	}
+}
+
 func TestParseSubvolumeList(t *testing.T) {
 	got, err := parseSubvolumeList(readTestdata(t, "subvolume-list.txt"))
 	if err != nil {
@@ -52,7 +62,7 @@ func TestParseSubvolumeListRefusesMalformedLines(t *testing.T) {
 	if _, err := parseSubvolumeList([]byte(good)); err != nil {
 		t.Fatalf("a good line: %v", err)
 	}
-	for _, bad := range []string{
+	wantRefused(t, parseSubvolumeList,
 		strings.Replace(good, "gen 8", "gen x", 1),
 		strings.Replace(good, " path v", "", 1),
 		strings.Replace(good, "uuid 3d3aa96c", "uuid 3D3AA96C", 1),
@@ -60,11 +70,7 @@ func TestParseSubvolumeListRefusesMalformedLines(t *testing.T) {
 		strings.Replace(good, "cgen 7 ", "", 1),
 		strings.Replace(good, "path v", "path ", 1),
 		"ID 256",
-	} {
-		if got, err := parseSubvolumeList([]byte(bad)); err == nil {
-			t.Errorf("%q parsed as %+v", bad, got)
-		}
-	}
+	)
 }
 
 func TestParseSubvolumeShow(t *testing.T) {
@@ -93,12 +99,8 @@ func TestParseUsage(t *testing.T) {
 	if want := (fsUsage{deviceBytes: 1073741824, freeBytes: 939982848}); err != nil || got != want {
 		t.Fatalf("got %+v, %v; want %+v", got, err, want)
 	}
-	for _, bad := range []string{"", "Overall:\n    Device size: 10\n", "    Device size: x\n    Free (statfs, df): 1\n",
-		"    Device size: 1\n    Device size: 1\n    Free (statfs, df): 1\n"} {
-		if got, err := parseUsage([]byte(bad)); err == nil {
-			t.Errorf("%q parsed as %+v", bad, got)
-		}
-	}
+	wantRefused(t, parseUsage, "", "Overall:\n    Device size: 10\n", "    Device size: x\n    Free (statfs, df): 1\n",
+		"    Device size: 1\n    Device size: 1\n    Free (statfs, df): 1\n")
 }
 
 func TestParseDu(t *testing.T) {
@@ -115,12 +117,8 @@ func TestParseDu(t *testing.T) {
 	if err != nil || got["/a b/data"] != 8192 {
 		t.Fatalf("got %v, %v; want 8192 exclusive bytes for /a b/data", got, err)
 	}
-	for _, bad := range []string{"", "1 2 3 /x", "     Total   Exclusive  Set shared  Filename\n 1 2 /x\n",
-		"     Total   Exclusive  Set shared  Filename\n 1 2 3\n"} {
-		if got, err := parseDu([]byte(bad)); err == nil {
-			t.Errorf("%q parsed as %v", bad, got)
-		}
-	}
+	wantRefused(t, parseDu, "", "1 2 3 /x", "     Total   Exclusive  Set shared  Filename\n 1 2 /x\n",
+		"     Total   Exclusive  Set shared  Filename\n 1 2 3\n")
 }
 
 func TestParseBlkid(t *testing.T) {
@@ -149,11 +147,7 @@ func TestParseFindmnt(t *testing.T) {
 	if got, err := parseFindmnt([]byte(stacked)); err != nil || got.fsType != "tmpfs" {
 		t.Fatalf("stacked mounts: got %+v, %v; want the top one", got, err)
 	}
-	for _, bad := range []string{"", "{}", `{"filesystems":[{"source":""}]}`} {
-		if got, err := parseFindmnt([]byte(bad)); err == nil {
-			t.Errorf("%q parsed as %+v", bad, got)
-		}
-	}
+	wantRefused(t, parseFindmnt, "", "{}", `{"filesystems":[{"source":""}]}`)
 }
 
 func TestParseMeta(t *testing.T) {
