@@ -2,10 +2,8 @@ package hub
 
 import (
 	"context"
-	"fmt"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -62,12 +60,8 @@ func (r *SiteTestFailoverReconciler) Reconcile(ctx context.Context, req ctrl.Req
 		}
 	}
 	plan.status.Conditions = conditions.Merged(request.Status.Conditions, plan.status.Conditions, request.Generation, time.Now(), testFailoverConditions)
-	if !equality.Semantic.DeepEqual(request.Status, plan.status) {
-		original := request.DeepCopy()
-		request.Status = plan.status
-		if err := r.Client.Status().Patch(ctx, request, client.MergeFrom(original)); err != nil {
-			return ctrl.Result{}, fmt.Errorf("failed to write the status: %w", err)
-		}
+	if err := writeStatus(ctx, r.Client, request, &request.Status, plan.status); err != nil {
+		return ctrl.Result{}, err
 	}
 	return ctrl.Result{RequeueAfter: plan.requeue}, nil
 }

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	workv1 "open-cluster-management.io/api/work/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -71,7 +70,9 @@ func (r *StorageSiteDeploymentReconciler) Reconcile(ctx context.Context, req ctr
 			return ctrl.Result{}, err
 		}
 	}
-	if err := r.writeStatus(ctx, request, plan.status); err != nil {
+	// The hub keeps no clock of its own: transition times are the wall clock's.
+	plan.status.Conditions = conditions.Merged(request.Status.Conditions, plan.status.Conditions, request.Generation, time.Now(), deploymentConditions)
+	if err := writeStatus(ctx, r.Client, request, &request.Status, plan.status); err != nil {
 		return ctrl.Result{}, err
 	}
 	return ctrl.Result{RequeueAfter: plan.requeue}, nil
@@ -143,22 +144,6 @@ func olderWork(a, b *workv1.ManifestWork) bool {
 		return a.CreationTimestamp.Before(&b.CreationTimestamp)
 	}
 	return a.Name < b.Name
-}
-
-// writeStatus merges the planned status into the stored one, keeping the
-// conditions' transition times, and writes it only when it changed.
-func (r *StorageSiteDeploymentReconciler) writeStatus(ctx context.Context, request *v1.StorageSiteDeployment, planned v1.StorageSiteDeploymentStatus) error {
-	// The hub keeps no clock of its own: transition times are the wall clock's.
-	planned.Conditions = conditions.Merged(request.Status.Conditions, planned.Conditions, request.Generation, time.Now(), deploymentConditions)
-	if equality.Semantic.DeepEqual(request.Status, planned) {
-		return nil
-	}
-	original := request.DeepCopy()
-	request.Status = planned
-	if err := r.Client.Status().Patch(ctx, request, client.MergeFrom(original)); err != nil {
-		return fmt.Errorf("failed to write the status: %w", err)
-	}
-	return nil
 }
 
 // SetupWithManager registers the reconciler; works and views map back to the

@@ -100,6 +100,21 @@ func writeWork(ctx context.Context, c client.Client, t tag, existing *workv1.Man
 	return nil
 }
 
+// writeStatus makes planned the request's status (status is the request's
+// own field) and writes it as a merge patch; a status that did not change is
+// not written.
+func writeStatus[S any](ctx context.Context, c client.Client, request client.Object, status *S, planned S) error {
+	if equality.Semantic.DeepEqual(*status, planned) {
+		return nil
+	}
+	original := request.DeepCopyObject().(client.Object)
+	*status = planned
+	if err := c.Status().Patch(ctx, request, client.MergeFrom(original)); err != nil {
+		return fmt.Errorf("failed to write the status: %w", err)
+	}
+	return nil
+}
+
 // readViews returns the request's views in the site's namespace, by name.
 func readViews(ctx context.Context, c client.Reader, t tag, namespace string) (map[string]*viewv1beta1.ManagedClusterView, error) {
 	var list viewv1beta1.ManagedClusterViewList
