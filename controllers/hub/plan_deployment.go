@@ -66,15 +66,9 @@ type deploymentObservation struct {
 
 // deploymentPlan is what one pass writes.
 type deploymentPlan struct {
-	// deliver: write workSpec (with specHash) as the request's work.
-	deliver  bool
-	workSpec workv1.ManifestWorkSpec
-	specHash string
-	// syncViews: make the request's views exactly views.
-	syncViews bool
-	views     []viewWant
-	status    v1.StorageSiteDeploymentStatus
-	requeue   time.Duration
+	delivery
+	status  v1.StorageSiteDeploymentStatus
+	requeue time.Duration
 }
 
 // siteNamespaceOf is the request's site namespace, defaulted as the CRD does

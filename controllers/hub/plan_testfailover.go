@@ -20,13 +20,9 @@ type testFailoverObservation struct {
 
 // testFailoverPlan is what one pass of a SiteTestFailover writes.
 type testFailoverPlan struct {
-	deliver   bool
-	workSpec  workv1.ManifestWorkSpec
-	specHash  string
-	syncViews bool
-	views     []viewWant
-	status    v1.SiteTestFailoverStatus
-	requeue   time.Duration
+	delivery
+	status  v1.SiteTestFailoverStatus
+	requeue time.Duration
 }
 
 // planTestFailover decides one pass of a drill requested from the hub. It

@@ -49,15 +49,8 @@ func (r *SiteTestFailoverReconciler) Reconcile(ctx context.Context, req ctrl.Req
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if plan.deliver {
-		if err := writeWork(ctx, r.Client, t, obs.work, request.Spec.Site, work, plan.workSpec, plan.specHash); err != nil {
-			return ctrl.Result{}, err
-		}
-	}
-	if plan.syncViews {
-		if err := syncViews(ctx, r.Client, t, request.Spec.Site, plan.views, views); err != nil {
-			return ctrl.Result{}, err
-		}
+	if err := plan.send(ctx, r.Client, t, request.Spec.Site, work, obs.work, views); err != nil {
+		return ctrl.Result{}, err
 	}
 	plan.status.Conditions = conditions.Merged(request.Status.Conditions, plan.status.Conditions, request.Generation, time.Now(), testFailoverConditions)
 	if err := writeStatus(ctx, r.Client, request, &request.Status, plan.status); err != nil {

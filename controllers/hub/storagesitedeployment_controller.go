@@ -59,16 +59,8 @@ func (r *StorageSiteDeploymentReconciler) Reconcile(ctx context.Context, req ctr
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if plan.deliver {
-		err := writeWork(ctx, r.Client, t, obs.work, request.Spec.Site, plan.status.Work, plan.workSpec, plan.specHash)
-		if err != nil {
-			return ctrl.Result{}, err
-		}
-	}
-	if plan.syncViews {
-		if err := syncViews(ctx, r.Client, t, request.Spec.Site, plan.views, views); err != nil {
-			return ctrl.Result{}, err
-		}
+	if err := plan.send(ctx, r.Client, t, request.Spec.Site, plan.status.Work, obs.work, views); err != nil {
+		return ctrl.Result{}, err
 	}
 	// The hub keeps no clock of its own: transition times are the wall clock's.
 	plan.status.Conditions = conditions.Merged(request.Status.Conditions, plan.status.Conditions, request.Generation, time.Now(), deploymentConditions)

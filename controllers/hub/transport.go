@@ -100,6 +100,33 @@ func writeWork(ctx context.Context, c client.Client, t tag, existing *workv1.Man
 	return nil
 }
 
+// delivery is what a pass of either request sends to the site: its work
+// and its views.
+type delivery struct {
+	// deliver: write workSpec (with specHash) as the request's work.
+	deliver  bool
+	workSpec workv1.ManifestWorkSpec
+	specHash string
+	// syncViews: make the request's views exactly views.
+	syncViews bool
+	views     []viewWant
+}
+
+// send writes what d asks into the site's namespace: the work named work,
+// where the pass found existing, and the views, where it found have.
+func (d delivery) send(ctx context.Context, c client.Client, t tag, site, work string,
+	existing *workv1.ManifestWork, have map[string]*viewv1beta1.ManagedClusterView) error {
+	if d.deliver {
+		if err := writeWork(ctx, c, t, existing, site, work, d.workSpec, d.specHash); err != nil {
+			return err
+		}
+	}
+	if !d.syncViews {
+		return nil
+	}
+	return syncViews(ctx, c, t, site, d.views, have)
+}
+
 // writeStatus makes planned the request's status (status is the request's
 // own field) and writes it as a merge patch; a status that did not change is
 // not written.
