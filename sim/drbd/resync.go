@@ -32,12 +32,7 @@ func (c *Cluster) startResync(source, target *replica, full bool) {
 		blocks.setRange(0, min(source.usableBytes, target.usableBytes)/blockBytes)
 	}
 	target.md.bitmap[source.node] = blocks.clone()
-	if target.md.sb.current != source.md.sb.current {
-		target.md.pushHistory(target.md.sb.current)
-		target.md.sb.current = source.md.sb.current
-	}
-	delete(source.md.bitmapUUID, target.node)
-	delete(target.md.bitmapUUID, source.node)
+	takeGeneration(source, target)
 	source.md.crashed, target.md.crashed = false, false
 	conn.sync = &resyncState{source: source.node, target: target.node, full: full, totalBytes: blocks.bytes()}
 	kind := "bitmap"
@@ -52,6 +47,18 @@ func (c *Cluster) startResync(source, target *replica, full bool) {
 	}
 	c.writeSuperblock(target)
 	c.scheduleResync(key, conn.epoch, blocks.bytes())
+}
+
+// takeGeneration gives target the source's data generation (its own goes
+// to its history), and the two no longer keep the generation they last knew
+// of each other: from now on they hold one.
+func takeGeneration(source, target *replica) {
+	if target.md.sb.current != source.md.sb.current {
+		target.md.pushHistory(target.md.sb.current)
+		target.md.sb.current = source.md.sb.current
+	}
+	delete(source.md.bitmapUUID, target.node)
+	delete(target.md.bitmapUUID, source.node)
 }
 
 func (c *Cluster) scheduleResync(key connKey, epoch, remainingBytes uint64) {
@@ -155,12 +162,7 @@ func (c *Cluster) finishResync(conn *connection, source, target *replica) {
 	c.logf("%s %s->%s: resync done: repl( SyncSource/SyncTarget -> Established )", resource, source.node, target.node)
 	// A source that kept taking writes the target missed (a weak target) moved
 	// on to a new generation meanwhile; the resync copied those blocks too.
-	if target.md.sb.current != source.md.sb.current {
-		target.md.pushHistory(target.md.sb.current)
-		target.md.sb.current = source.md.sb.current
-	}
-	delete(source.md.bitmapUUID, target.node)
-	delete(target.md.bitmapUUID, source.node)
+	takeGeneration(source, target)
 	for _, peer := range target.diskfulPeers() {
 		if peer == source.node || c.connected(target, peer) {
 			continue
