@@ -6,10 +6,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/baton-dr/baton/node/loop/looptest"
 )
 
 // TestReleaseStaleLoopsTakesOnlyADeadRunsDevices: three loop-devices
@@ -38,18 +39,7 @@ func TestReleaseStaleLoopsTakesOnlyADeadRunsDevices(t *testing.T) {
 		if err := os.Truncate(image, 32<<20); err != nil {
 			t.Fatal(err)
 		}
-		out, err := exec.Command("losetup", "--find", "--show", image).Output()
-		if err != nil {
-			t.Fatal(err)
-		}
-		device = strings.TrimSpace(string(out))
-		t.Cleanup(func() {
-			// Only if it is still this image's: the name may be another's now.
-			if data, err := os.ReadFile(filepath.Join("/sys/block", filepath.Base(device), "loop", "backing_file")); err == nil &&
-				strings.TrimSpace(string(data)) == image {
-				exec.Command("losetup", "--detach", device).Run()
-			}
-		})
+		device = looptest.Attach(t, image)
 		return device, image
 	}
 	dead, live, unowned := filepath.Join(base, "csi-loops-dead"), filepath.Join(base, "csi-loops-live"), filepath.Join(base, "csi-loops-old")

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/baton-dr/baton/node/loop"
+	"github.com/baton-dr/baton/node/loop/looptest"
 )
 
 // TestReleaseFindsACrashedBedsVolumesWhenItsPoolNoLongerMounts crashes a
@@ -64,11 +65,9 @@ echo "$pool $vol1 $vol2 $mapper"`
 	if len(devices) != 4 {
 		t.Fatalf("the script attached %v", devices)
 	}
-	second := run(t, "losetup", "--find", "--show", image)
-	run(t, "blockdev", "--setrw", second) // a fence an earlier user left on the device
+	looptest.Hold(t, devices...)
+	second := looptest.Attach(t, image)
 	devices = append(devices, second)
-	backings := backingOf(t, devices)
-	t.Cleanup(func() { detachIfStill(devices, backings) })
 	pool, vol1, vol2, kubeletMap := devices[0], devices[1], devices[2], devices[3]
 
 	run(t, "dd", "if=/dev/zero", "of="+second, "bs=1M", "seek=1", "count=255", "conv=fsync", "status=none")
@@ -123,20 +122,6 @@ echo "$pool $vol1 $vol2 $mapper"`
 	}
 	if out := run(t, "losetup", "--list", "--noheadings", "--output", "NAME,BACK-FILE"); strings.Contains(out, site) {
 		t.Errorf("losetup still lists the bed's devices:\n%s", out)
-	}
-}
-
-// detachIfStill detaches each device still attached to the backing file
-// it had (a name since freed may be another user's device by now), its
-// read-only flag cleared first: the flag outlives the attachment.
-func detachIfStill(devices, backings []string) {
-	for i := len(devices) - 1; i >= 0; i-- {
-		data, err := os.ReadFile(filepath.Join("/sys/block", filepath.Base(devices[i]), "loop", "backing_file"))
-		if err == nil && strings.TrimSuffix(strings.TrimSpace(string(data)), " (deleted)") ==
-			strings.TrimSuffix(backings[i], " (deleted)") {
-			exec.Command("blockdev", "--setrw", devices[i]).Run()
-			exec.Command("losetup", "--detach", devices[i]).Run()
-		}
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/baton-dr/baton/node/loop"
+	"github.com/baton-dr/baton/node/loop/looptest"
 )
 
 // needLoopAndBtrfs skips unless the test can attach loop devices and make
@@ -76,11 +77,7 @@ echo "$pool $volume $mapper"`
 	if len(devices) != 3 {
 		t.Fatalf("the script attached %v", devices)
 	}
-	t.Cleanup(func() {
-		for _, d := range devices {
-			exec.Command("losetup", "--detach", d).Run()
-		}
-	})
+	looptest.Hold(t, devices...)
 	if err := os.Remove(image); err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +103,7 @@ echo "$pool $volume $mapper"`
 	if want := []string{kubeletMap, volume, pool}; !slices.Equal(detached, want) {
 		t.Errorf("detached %v, want kubelet's map %s, the volume %s, then the pool %s", detached, kubeletMap, volume, pool)
 	}
-	if left := stillAttached(t, ours); len(left) > 0 {
+	if left := stillAttached(ours); len(left) > 0 {
 		t.Errorf("still attached: %v", left)
 	}
 	if out := run(t, "losetup", "--list", "--noheadings", "--output", "NAME,BACK-FILE"); strings.Contains(out, site) {
@@ -114,46 +111,26 @@ echo "$pool $volume $mapper"`
 	}
 }
 
-// attachmentsOf lists the named devices, attached now, as the kernel
-// reports them: with the disk sequence number that names each attachment.
+// attachmentsOf reads the named devices' attachments now, each with the
+// disk sequence number that names it.
 func attachmentsOf(t *testing.T, names []string) []loop.Device {
 	t.Helper()
-	all, err := loop.List(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []loop.Device
 	for _, name := range names {
-		i := slices.IndexFunc(all, func(d loop.Device) bool { return d.Name == name })
-		if i < 0 {
-			t.Fatalf("%s is not attached", name)
+		d, err := loop.Attachment(name)
+		if err != nil {
+			t.Fatal(err)
 		}
-		out = append(out, all[i])
+		out = append(out, d)
 	}
 	return out
 }
 
-// stillAttached are those of devices attached now as they were: the same
-// name and disk sequence number (the kernel raises it at the detach), or on
-// a kernel without one, the same backing file by identity. A name attached
-// to something else since is another's.
-func stillAttached(t *testing.T, devices []loop.Device) []loop.Device {
-	t.Helper()
-	now, _, err := loop.Scan(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return slices.DeleteFunc(slices.Clone(devices), func(d loop.Device) bool {
-		return !slices.ContainsFunc(now, func(n loop.Device) bool {
-			if n.Name != d.Name {
-				return false
-			}
-			if d.DiskSeq != 0 {
-				return n.DiskSeq == d.DiskSeq
-			}
-			return n.BackDevice == d.BackDevice && n.BackInode == d.BackInode
-		})
-	})
+// stillAttached are those of devices still the attachment they were (see
+// loop.Device.StillAttached): a name attached to something else since is
+// another's.
+func stillAttached(devices []loop.Device) []loop.Device {
+	return slices.DeleteFunc(slices.Clone(devices), func(d loop.Device) bool { return !d.StillAttached() })
 }
 
 // newSitePool lays out a site of the test's own under a temp dir as the
@@ -196,9 +173,7 @@ func attachedPool(t *testing.T, dir, site, size string) (image, device string) {
 	}
 	image = filepath.Join(poolDir, "pool.img")
 	run(t, "truncate", "-s", size, image)
-	device = run(t, "losetup", "--find", "--show", image)
-	t.Cleanup(func() { exec.Command("losetup", "--detach", device).Run() })
-	return image, device
+	return image, looptest.Attach(t, image)
 }
 
 // backingOf reads each device's backing file from sysfs; "" if detached.

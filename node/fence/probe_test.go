@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/baton-dr/baton/node/exec"
+	"github.com/baton-dr/baton/node/loop/looptest"
 )
 
 // testMounts is the test process's mount namespace, where it mounts.
@@ -43,8 +44,7 @@ func mountedLoop(t *testing.T, fsType string, sizeBytes int64) (device string, r
 	if err := os.Truncate(image, sizeBytes); err != nil {
 		t.Fatal(err)
 	}
-	device = strings.TrimSpace(run(t, "losetup", "--find", "--show", image))
-	t.Cleanup(func() { run(t, "losetup", "--detach", device) })
+	device = looptest.Attach(t, image)
 	if fsType == "xfs" {
 		run(t, "mkfs.xfs", "-q", device)
 	} else {

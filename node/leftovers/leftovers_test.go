@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/baton-dr/baton/node/leftovers"
+	"github.com/baton-dr/baton/node/loop"
+	"github.com/baton-dr/baton/node/loop/looptest"
 )
 
 // A mounted loop device under a directory is found, and Scrub leaves
@@ -27,12 +29,17 @@ func TestScrubRemovesTheMountsAndLoopDevicesUnderADirectory(t *testing.T) {
 			t.Fatalf("%v: %v: %s", args, err, out)
 		}
 	}
-	device, err := exec.Command("losetup", "--find", "--show", image).Output()
-	if err != nil {
-		t.Fatalf("losetup: %v", err)
+	// Scrub detaches it; the cleanup only if it did not.
+	loopDevice := looptest.Attach(t, image)
+	elsewhere := filepath.Join(t.TempDir(), "other.img")
+	if err := os.WriteFile(elsewhere, make([]byte, 1<<20), 0o600); err != nil {
+		t.Fatal(err)
 	}
-	loopDevice := string(device[:len(device)-1])
-	t.Cleanup(func() { _ = exec.Command("losetup", "--detach", loopDevice).Run() })
+	otherDevice := looptest.Attach(t, elsewhere)
+	other, err := loop.Attachment(otherDevice)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if out, err := exec.Command("mount", loopDevice, mountPoint).CombinedOutput(); err != nil {
 		t.Fatalf("mount: %v: %s", err, out)
 	}
@@ -57,5 +64,8 @@ func TestScrubRemovesTheMountsAndLoopDevicesUnderADirectory(t *testing.T) {
 	mounts, _ = leftovers.Mounts(dir)
 	if len(loops)+len(mounts) > 0 {
 		t.Fatalf("after Scrub: loops %v, mounts %v", loops, mounts)
+	}
+	if !other.StillAttached() {
+		t.Fatalf("Scrub of %s detached %s, attached to a file elsewhere", dir, other)
 	}
 }

@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -43,12 +44,7 @@ func TestDetachWaitsUntilTheKernelLetsGo(t *testing.T) {
 	if device, err = l.Attach(ctx, file, false); err != nil {
 		t.Fatal(err)
 	}
-	second := device
-	t.Cleanup(func() {
-		if attached(t, second, file) {
-			_ = l.Cmder.Command(ctx, "losetup", "--detach", second).Run()
-		}
-	})
+	hold(t, device)
 	if holder, err = os.Open(device); err != nil {
 		t.Fatal(err)
 	}
@@ -90,14 +86,24 @@ func attachTemp(t *testing.T, name string, directIO bool) (l Losetup, file, devi
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Only while the device is still this file's: a name the test let go
-	// of may be another test's device by then.
+	hold(t, device)
+	return l, file, device
+}
+
+// hold detaches the device's attachment now at the test's end (Clear),
+// and only it: a name the test let go of may be another test's device by
+// then.
+func hold(t *testing.T, device string) {
+	t.Helper()
+	held, err := Attachment(device)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() {
-		if attached(t, device, file) {
-			_ = l.Cmder.Command(context.Background(), "losetup", "--detach", device).Run()
+		if err := Clear(held); err != nil {
+			t.Error(err)
 		}
 	})
-	return l, file, device
 }
 
 // tempImage writes a new 1 MiB file of the test's, named name, for a loop
@@ -138,15 +144,13 @@ func TestAnAttachNeverInheritsAFence(t *testing.T) {
 	if err := l.Cmder.Command(ctx, "losetup", device, file).Run(); err != nil {
 		t.Skipf("%s was taken before this test could attach to it: %v", device, err)
 	}
-	// Detach only what this test holds at the end: once it let go of the
-	// device, another package's test may have it.
-	held := device
+	hold(t, device)
 	t.Cleanup(func() {
-		if held != "" {
-			_ = l.Cmder.Command(ctx, "losetup", "--detach", held).Run()
+		// Never leave the fence for the device's next user (a skip can),
+		// and never touch that user's device.
+		if _, err := Attachment(device); errors.Is(err, os.ErrNotExist) {
+			_ = l.Cmder.Command(ctx, "blockdev", "--setrw", device).Run()
 		}
-		// Never leave the fence for the device's next user (a skip can).
-		_ = l.Cmder.Command(ctx, "blockdev", "--setrw", device).Run()
 	})
 	f, err := os.OpenFile(device, os.O_RDWR, 0)
 	if err != nil {
@@ -159,7 +163,6 @@ func TestAnAttachNeverInheritsAFence(t *testing.T) {
 	if err := l.Detach(ctx, device); err != nil {
 		t.Fatal(err)
 	}
-	held = ""
 	if out, err := exec.Output(l.Cmder.Command(ctx, "blockdev", "--getro", device)); err != nil || strings.TrimSpace(string(out)) != "1" {
 		t.Skipf("this kernel cleared %s's read-only flag at the detach (%q, %v): nothing to inherit", device, out, err)
 	}
@@ -167,7 +170,7 @@ func TestAnAttachNeverInheritsAFence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	held = again
+	hold(t, again)
 	if again != device {
 		t.Skipf("losetup handed out %s, not the fenced %s (another attach took it)", again, device)
 	}

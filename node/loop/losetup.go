@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
+	"os"
 	"strings"
 	"time"
 
@@ -55,14 +55,8 @@ const detachWait = 30 * time.Second
 // then would leave a caller that re-attaches the file, or checks that nothing
 // is left, looking at a device that is still there.
 func (l Losetup) Detach(ctx context.Context, device string) error {
-	before, err := List(ctx)
-	if err != nil {
-		return err
-	}
-	// Another file attached to the same device name after ours let go is
-	// not ours: wait for this name and this file.
-	i := slices.IndexFunc(before, func(d Device) bool { return d.Name == device })
-	if i < 0 {
+	ours, err := Attachment(device)
+	if errors.Is(err, os.ErrNotExist) {
 		// Not attached now. A device the kernel is tearing down (its last
 		// close came with the clear mark) is already unlisted and refuses
 		// the detach with ENXIO: it is going, which is what was asked.
@@ -72,37 +66,27 @@ func (l Losetup) Detach(ctx context.Context, device string) error {
 		}
 		return err
 	}
-	ours := before[i]
+	if err != nil {
+		return err
+	}
 	// A device already marked to clear at its last close (by an earlier
 	// detach while a scanner held it) refuses the detach with ENXIO while
 	// the kernel tears it down: what the caller wanted is happening, and
-	// the wait below sees whether it did.
+	// the wait below sees whether it did -- for this attachment, not for
+	// the next one of the name, which is anyone's.
 	detachErr := l.Cmder.Command(ctx, "losetup", "--detach", device).Run()
 	ctx, cancel := context.WithTimeout(ctx, detachWait)
 	defer cancel()
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
-	stillAttached := func() error {
-		return errors.Join(detachErr, fmt.Errorf("losetup --detach %s: the device is still attached (held open elsewhere): %w", device, ctx.Err()))
-	}
-	for {
-		devices, err := List(ctx)
-		if err != nil {
-			if ctx.Err() != nil {
-				// The deadline killed the listing: the last look saw it attached.
-				return stillAttached()
-			}
-			return err
-		}
-		if !slices.ContainsFunc(devices, func(d Device) bool { return d.Name == ours.Name && d.BackFile == ours.BackFile }) {
-			return nil
-		}
+	for ours.StillAttached() {
 		select {
 		case <-ctx.Done():
-			return stillAttached()
+			return errors.Join(detachErr, fmt.Errorf("losetup --detach %s: the device is still attached (held open elsewhere): %w", device, ctx.Err()))
 		case <-tick.C:
 		}
 	}
+	return nil
 }
 
 // Refresh makes a loop device take its backing file's new size.
