@@ -1,15 +1,17 @@
 package csi_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/moby/sys/mountinfo"
 	"golang.org/x/sys/unix"
+
+	"github.com/baton-dr/baton/node/loop"
 )
 
 // ownerLock is the file in a loop-devices directory (csi-loops*) that its
@@ -82,11 +84,11 @@ func releaseStaleDir(dir string) (released []string, err error) {
 	if err != nil {
 		return nil, err
 	}
-	images := map[[2]uint64]bool{}
+	var images []loop.FileID
 	for _, f := range files {
 		var st unix.Stat_t
 		if f.Type().IsRegular() && unix.Lstat(filepath.Join(dir, f.Name()), &st) == nil {
-			images[[2]uint64{st.Dev, st.Ino}] = true
+			images = append(images, loop.FileID{Device: st.Dev, Inode: st.Ino})
 		}
 	}
 	loops, err := loopsBacking(images)
@@ -94,16 +96,16 @@ func releaseStaleDir(dir string) (released []string, err error) {
 		return nil, err
 	}
 	var errs []error
-	for _, loop := range loops {
-		if err := releaseLoop(loop); err != nil {
+	for _, d := range loops {
+		if err := releaseLoop(d); err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		released = append(released, loop)
+		released = append(released, d.Name)
 	}
 	left, err := loopsBacking(images)
 	if err == nil && len(left) > 0 {
-		err = fmt.Errorf("still attached: %s (the directory is kept for the next run)", strings.Join(left, ", "))
+		err = fmt.Errorf("still attached: %v (the directory is kept for the next run)", left)
 	}
 	if err != nil {
 		return released, errors.Join(append(errs, err)...)
@@ -112,59 +114,32 @@ func releaseStaleDir(dir string) (released []string, err error) {
 }
 
 // loopsBacking lists the attached loop devices whose backing file is one
-// of files, by (device, inode).
-func loopsBacking(files map[[2]uint64]bool) ([]string, error) {
-	backings, err := filepath.Glob("/sys/block/loop*/loop/backing_file")
+// of files, by identity.
+func loopsBacking(files []loop.FileID) ([]loop.Device, error) {
+	all, _, err := loop.Scan(context.Background())
 	if err != nil {
 		return nil, err
 	}
-	var out []string
-	for _, b := range backings {
-		device := "/dev/" + filepath.Base(filepath.Dir(filepath.Dir(b)))
-		fd, err := unix.Open(device, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-		if err != nil {
-			continue // detached meanwhile
-		}
-		info, err := unix.IoctlLoopGetStatus64(fd)
-		unix.Close(fd)
-		if err == nil && files[[2]uint64{info.Device, info.Inode}] {
-			out = append(out, device)
-		}
-	}
-	slices.Sort(out)
-	return out, nil
+	return slices.DeleteFunc(all, func(d loop.Device) bool {
+		return !slices.ContainsFunc(files, d.BackedBy)
+	}), nil
 }
 
 // releaseLoop unmounts every mount of the device in this mount namespace,
-// the innermost first, and detaches it, its read-only flag cleared first
-// (a fence outlives the attachment). With no opener left the kernel
-// detaches it at this close.
-func releaseLoop(device string) error {
-	var st unix.Stat_t
-	if err := unix.Stat(device, &st); err != nil {
-		return err
-	}
-	targets, err := mountsOf(st.Rdev)
+// the innermost first, and detaches it (loop.Clear: that attachment only,
+// its read-only flag cleared first). With no opener left the kernel
+// detaches it at once.
+func releaseLoop(d loop.Device) error {
+	targets, err := mountsOf(d.Number)
 	if err != nil {
 		return err
 	}
 	for i := len(targets) - 1; i >= 0; i-- {
 		if err := unix.Unmount(targets[i], 0); err != nil {
-			return fmt.Errorf("umount %s (%s): %w", targets[i], device, err)
+			return fmt.Errorf("umount %s (%s): %w", targets[i], d, err)
 		}
 	}
-	fd, err := unix.Open(device, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return err
-	}
-	defer unix.Close(fd)
-	if err := unix.IoctlSetPointerInt(fd, unix.BLKROSET, 0); err != nil {
-		return fmt.Errorf("BLKROSET %s: %w", device, err)
-	}
-	if err := unix.IoctlSetInt(fd, unix.LOOP_CLR_FD, 0); err != nil {
-		return fmt.Errorf("LOOP_CLR_FD %s: %w", device, err)
-	}
-	return nil
+	return loop.Clear(d)
 }
 
 // mountsOf lists, in mountinfo's order, the mount points of this mount

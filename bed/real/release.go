@@ -30,11 +30,11 @@ const (
 // a directory for the pools' read-only mounts while it looks. Nothing
 // attached: nil.
 //
-// Each detach asks the kernel to clear the device (LOOP_CLR_FD); one still
-// held open -- a volume's device by kubelet's map over it, a pool's by its
-// volumes' files -- is only marked to clear at its last close, so all of
-// them are asked first, outermost first, and then waited for together:
-// each goes when what held it went.
+// Each detach asks the kernel to clear the attachment found, and no later
+// one of its name (loop.Clear); one still held open -- a volume's device by
+// kubelet's map over it, a pool's by its volumes' files -- is only marked
+// to clear at its last close, so all of them are asked first, outermost
+// first, and then waited for together: each goes when what held it went.
 func ReleaseDevices(ctx context.Context, scratch string, sites []string, log func(string, ...any)) error {
 	ctx, cancel := context.WithTimeout(ctx, releaseLimit)
 	defer cancel()
@@ -47,8 +47,8 @@ func ReleaseDevices(ctx context.Context, scratch string, sites []string, log fun
 	var errs []error
 	var asked []loop.Device
 	for _, d := range found.All() {
-		if err := clearDevice(d.Name); err != nil {
-			errs = append(errs, fmt.Errorf("detach %s: %w", d, err))
+		if err := loop.Clear(d); err != nil {
+			errs = append(errs, err)
 			continue
 		}
 		asked = append(asked, d)
@@ -74,21 +74,6 @@ func ReleaseDevices(ctx context.Context, scratch string, sites []string, log fun
 	return errors.Join(errs...)
 }
 
-// clearDevice asks the kernel to detach the device (what losetup --detach
-// does), its read-only flag cleared first: a fence (BLKROSET) outlives the
-// attachment, and the next file attached to the device would find every
-// write refused. A device already gone, or being run down, answers ENXIO:
-// it is going, which is what was asked.
-func clearDevice(device string) error {
-	err := loop.WithOpen(device, unix.O_RDONLY, func(fd int) error {
-		return errors.Join(unix.IoctlSetPointerInt(fd, unix.BLKROSET, 0), unix.IoctlSetInt(fd, unix.LOOP_CLR_FD, 0))
-	})
-	if errors.Is(err, unix.ENXIO) || errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	return err
-}
-
 // awaitGone waits until none of devices is attached to what it was, from
 // sysfs alone (nothing opened, no process started), logging each one as it
 // goes and, every releaseReport, which are still there and why.
@@ -97,7 +82,7 @@ func awaitGone(ctx context.Context, devices []loop.Device, log func(string, ...a
 	start, lastReport := time.Now(), time.Now()
 	for {
 		left = slices.DeleteFunc(left, func(d loop.Device) bool {
-			if attachedAsBefore(d) {
+			if d.StillAttached() {
 				return false
 			}
 			log("detached %s", d)
@@ -116,20 +101,6 @@ func awaitGone(ctx context.Context, devices []loop.Device, log func(string, ...a
 		case <-time.After(releasePoll):
 		}
 	}
-}
-
-// attachedAsBefore tells whether the device is still the attachment it
-// was: the same disk sequence number (the kernel raises it at the detach,
-// and the next attach of the name, anyone's, raises it again) or, on a
-// kernel without one, the same backing file (sysfs keeps its path while
-// it is attached).
-func attachedAsBefore(d loop.Device) bool {
-	if d.DiskSeq != 0 {
-		seq, err := loop.DiskSeq(d.Name)
-		return err == nil && seq == d.DiskSeq
-	}
-	backing, err := os.ReadFile(filepath.Join("/sys/block", filepath.Base(d.Name), "loop", "backing_file"))
-	return err == nil && strings.TrimSuffix(string(backing), "\n") == d.BackFile
 }
 
 func describe(devices []loop.Device) string {

@@ -12,24 +12,29 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/baton-dr/baton/node/loop"
 )
 
 // Loops lists the loop devices whose backing file is under dir, sorted.
 func Loops(ctx context.Context, dir string) ([]string, error) {
+	devices, err := loopsUnder(ctx, dir)
+	var out []string
+	for _, d := range devices {
+		out = append(out, d.Name)
+	}
+	return out, err
+}
+
+// loopsUnder lists the attachments whose backing file is under dir, sorted
+// by name.
+func loopsUnder(ctx context.Context, dir string) ([]loop.Device, error) {
 	devices, err := loop.List(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var out []string
-	for _, d := range devices {
-		if strings.HasPrefix(d.BackFile, dir+"/") {
-			out = append(out, d.Name)
-		}
-	}
-	slices.Sort(out)
-	return out, nil
+	return slices.DeleteFunc(devices, func(d loop.Device) bool { return !strings.HasPrefix(d.BackFile, dir+"/") }), nil
 }
 
 // Mounts lists the mount points under dir, deepest last (in mount order).
@@ -47,11 +52,19 @@ func Mounts(dir string) ([]string, error) {
 	return out, nil
 }
 
-// Scrub unmounts (lazily) and detaches whatever is left under dir and says
-// how much that was. The loop devices are listed first: once a pool is
-// unmounted, losetup shows its volumes' files by paths no longer under dir.
+// scrubWait bounds how long Scrub waits for the kernel to let the devices
+// go: a lazily unmounted file system holds its device until the last file
+// open in it is closed.
+const scrubWait = 30 * time.Second
+
+// Scrub unmounts (lazily) and detaches whatever is left under dir, waits
+// until the kernel let the devices go, and says how much that was. The
+// loop devices are listed first: once a pool is unmounted, losetup shows
+// its volumes' files by paths no longer under dir. Each is detached as
+// the attachment listed (loop.Clear): a name freed meanwhile may be
+// another user's device.
 func Scrub(ctx context.Context, dir string) (mounts, loops int, err error) {
-	loopList, err := Loops(ctx, dir)
+	loopList, err := loopsUnder(ctx, dir)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -66,8 +79,17 @@ func Scrub(ctx context.Context, dir string) (mounts, loops int, err error) {
 		}
 	}
 	for i := len(loopList) - 1; i >= 0; i-- {
-		if out, err := exec.CommandContext(ctx, "losetup", "--detach", loopList[i]).CombinedOutput(); err != nil {
-			errs = append(errs, fmt.Errorf("losetup --detach %s: %w: %s", loopList[i], err, out))
+		errs = append(errs, loop.Clear(loopList[i]))
+	}
+	ctx, cancel := context.WithTimeout(ctx, scrubWait)
+	defer cancel()
+	for _, d := range loopList {
+		for d.StillAttached() {
+			if ctx.Err() != nil {
+				errs = append(errs, fmt.Errorf("%s is still attached: held open after its detach: %w", d, ctx.Err()))
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
 	}
 	return len(mountList), len(loopList), errors.Join(errs...)
