@@ -45,22 +45,24 @@ func TestFindMount(t *testing.T) {
 }
 
 // adoptionReplies scripts the tools for New over a directory whose image
-// blkid finds holding fsType.
+// blkid finds holding fsType. The device is a name no host has: the pool's
+// detach looks at the real kernel's device of that name and waits for it to
+// go, which a real /dev/loop9 of another package's test would not.
 func adoptionReplies(dir, fsType string) map[string]exectest.Reply {
 	replies := map[string]exectest.Reply{
 		"findmnt --json --output SOURCE,FSTYPE --mountpoint " + filepath.Join(dir, "mnt"): {ExitCode: 1},
-		"losetup --find --show " + filepath.Join(dir, "pool.img"):                         {Stdout: "/dev/loop9\n"},
-		"losetup --detach /dev/loop9":                                                     {},
-		"blockdev --setrw /dev/loop9":                                                     {},
-		"mount -t btrfs -o noatime /dev/loop9 " + filepath.Join(dir, "mnt"):               {},
-		"mkfs.btrfs -q -L baton /dev/loop9":                                               {},
+		"losetup --find --show " + filepath.Join(dir, "pool.img"):                         {Stdout: "/dev/loop99991\n"},
+		"losetup --detach /dev/loop99991":                                                 {},
+		"blockdev --setrw /dev/loop99991":                                                 {},
+		"mount -t btrfs -o noatime /dev/loop99991 " + filepath.Join(dir, "mnt"):           {},
+		"mkfs.btrfs -q -L baton /dev/loop99991":                                           {},
 		"btrfs subvolume list":                                                            {},
 		"umount " + filepath.Join(dir, "mnt"):                                             {},
 	}
 	if fsType == "" {
-		replies["blkid -p -o export /dev/loop9"] = exectest.Reply{ExitCode: 2}
+		replies["blkid -p -o export /dev/loop99991"] = exectest.Reply{ExitCode: 2}
 	} else {
-		replies["blkid -p -o export /dev/loop9"] = exectest.Reply{Stdout: "DEVNAME=/dev/loop9\nTYPE=" + fsType + "\n"}
+		replies["blkid -p -o export /dev/loop99991"] = exectest.Reply{Stdout: "DEVNAME=/dev/loop99991\nTYPE=" + fsType + "\n"}
 	}
 	return replies
 }
@@ -89,7 +91,7 @@ func TestNewFormatsOnlyABlankImage(t *testing.T) {
 			if !errors.Is(err, backend.ErrInvalid) || !strings.Contains(err.Error(), "holds ext4") {
 				t.Errorf("an ext4 image: %v, want ErrInvalid", err)
 			}
-			if !slices.Contains(f.Calls(), "losetup --detach /dev/loop9") {
+			if !slices.Contains(f.Calls(), "losetup --detach /dev/loop99991") {
 				t.Errorf("a refused image stays attached; calls:\n%s", calls)
 			}
 			continue
@@ -103,7 +105,7 @@ func TestNewFormatsOnlyABlankImage(t *testing.T) {
 		if err := p.Close(); err != nil {
 			t.Fatalf("Close: %v", err)
 		}
-		if last := f.Calls()[len(f.Calls())-1]; last != "losetup --detach /dev/loop9" {
+		if last := f.Calls()[len(f.Calls())-1]; last != "losetup --detach /dev/loop99991" {
 			t.Errorf("Close ended with %q, want the pool's loop device detached", last)
 		}
 	}
