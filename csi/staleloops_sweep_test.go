@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/baton-dr/baton/node/loop"
 	"github.com/baton-dr/baton/node/loop/looptest"
 )
 
@@ -25,7 +26,8 @@ func TestReleaseStaleLoopsTakesOnlyADeadRunsDevices(t *testing.T) {
 		t.Skip("needs root: loop devices and mounts")
 	}
 	base := t.TempDir()
-	attach := func(dir string) (device, backing string) {
+	// attach attaches a file in dir: its device and that attachment.
+	attach := func(dir string) (string, loop.Device) {
 		t.Helper()
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			t.Fatal(err)
@@ -39,13 +41,17 @@ func TestReleaseStaleLoopsTakesOnlyADeadRunsDevices(t *testing.T) {
 		if err := os.Truncate(image, 32<<20); err != nil {
 			t.Fatal(err)
 		}
-		device = looptest.Attach(t, image)
-		return device, image
+		device := looptest.Attach(t, image)
+		held, err := loop.Attachment(device)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return device, held
 	}
 	dead, live, unowned := filepath.Join(base, "csi-loops-dead"), filepath.Join(base, "csi-loops-live"), filepath.Join(base, "csi-loops-old")
-	deadDevice, _ := attach(dead)
-	liveDevice, _ := attach(live)
-	unownedDevice, _ := attach(unowned)
+	deadDevice, deadHeld := attach(dead)
+	_, liveHeld := attach(live)
+	_, unownedHeld := attach(unowned)
 	owner, err := claimDir(live)
 	if err != nil {
 		t.Fatal(err)
@@ -105,8 +111,8 @@ func TestReleaseStaleLoopsTakesOnlyADeadRunsDevices(t *testing.T) {
 	if !slices.Equal(released, []string{deadDevice}) {
 		t.Errorf("released %v, want only the dead run's %s", released, deadDevice)
 	}
-	if _, err := os.ReadFile(filepath.Join("/sys/block", filepath.Base(deadDevice), "loop", "backing_file")); err == nil {
-		t.Errorf("%s is still attached", deadDevice)
+	if deadHeld.StillAttached() {
+		t.Errorf("%s is still attached", deadHeld)
 	}
 	if mountType(t, staging) != "" || mountType(t, target) != "" {
 		t.Errorf("the dead run's mounts are still there")
@@ -114,8 +120,8 @@ func TestReleaseStaleLoopsTakesOnlyADeadRunsDevices(t *testing.T) {
 	if _, err := os.Stat(dead); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the dead run's directory is still there: %v", err)
 	}
-	for _, d := range []string{liveDevice, unownedDevice} {
-		if _, err := os.ReadFile(filepath.Join("/sys/block", filepath.Base(d), "loop", "backing_file")); err != nil {
+	for _, d := range []loop.Device{liveHeld, unownedHeld} {
+		if !d.StillAttached() {
 			t.Errorf("%s, not a dead run's, was detached", d)
 		}
 	}

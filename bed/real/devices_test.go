@@ -214,6 +214,7 @@ func TestReleaseNamesWhatHoldsADevice(t *testing.T) {
 	site := "baton-test-" + randomID(t)
 	dir := t.TempDir()
 	_, device := attachedPool(t, dir, site, "64M")
+	held := attachmentsOf(t, []string{device})[0]
 	holder, err := os.Open(device)
 	if err != nil {
 		t.Fatal(err)
@@ -231,7 +232,7 @@ func TestReleaseNamesWhatHoldsADevice(t *testing.T) {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(time.Minute)
-	for backingOf(t, []string{device})[0] != "" {
+	for held.StillAttached() {
 		if time.Now().After(deadline) {
 			t.Fatalf("%s is still attached a minute after its holder closed it", device)
 		}
