@@ -231,12 +231,10 @@ func TestReleaseNamesWhatHoldsADevice(t *testing.T) {
 	if err := holder.Close(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(time.Minute)
-	for held.StillAttached() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s is still attached a minute after its holder closed it", device)
-		}
-		time.Sleep(50 * time.Millisecond)
+	wait, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if left := loop.AwaitCleared(wait, 50*time.Millisecond, held); len(left) > 0 {
+		t.Fatalf("%s is still attached a minute after its holder closed it", device)
 	}
 }
 

@@ -83,14 +83,8 @@ func Scrub(ctx context.Context, dir string) (mounts, loops int, err error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, scrubWait)
 	defer cancel()
-	for _, d := range loopList {
-		for d.StillAttached() {
-			if ctx.Err() != nil {
-				errs = append(errs, fmt.Errorf("%s is still attached: held open after its detach: %w", d, ctx.Err()))
-				break
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+	if left := loop.AwaitCleared(ctx, 20*time.Millisecond, loopList...); len(left) > 0 {
+		errs = append(errs, fmt.Errorf("still attached %s after their detach (held open): %v", scrubWait, left))
 	}
 	return len(mountList), len(loopList), errors.Join(errs...)
 }

@@ -1,11 +1,14 @@
 package loop
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -81,6 +84,27 @@ func (d Device) StillAttached() bool {
 		return err == nil && seq == d.DiskSeq
 	}
 	return d.attachedAsBefore()
+}
+
+// AwaitCleared waits until none of devices is still the attachment it
+// records (polling sysfs every poll), or ctx ends: it returns those still
+// attached then. A cleared device held open by another goes only at that
+// other's last close.
+func AwaitCleared(ctx context.Context, poll time.Duration, devices ...Device) []Device {
+	tick := time.NewTicker(poll)
+	defer tick.Stop()
+	left := slices.Clone(devices)
+	for {
+		left = slices.DeleteFunc(left, func(d Device) bool { return !d.StillAttached() })
+		if len(left) == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return left
+		case <-tick.C:
+		}
+	}
 }
 
 func (d Device) attachedAsBefore() bool {

@@ -65,12 +65,10 @@ func TestClearTakesOnlyTheAttachmentItRecorded(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(detachWait)
-	for now.StillAttached() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s still attached %s after its last close", device, detachWait)
-		}
-		time.Sleep(10 * time.Millisecond)
+	wait, cancel := context.WithTimeout(ctx, detachWait)
+	defer cancel()
+	if left := AwaitCleared(wait, 10*time.Millisecond, now); len(left) > 0 {
+		t.Fatalf("%s still attached %s after its last close", device, detachWait)
 	}
 	if again, err := Attachment(device); err == nil && again.DiskSeq == now.DiskSeq {
 		t.Fatalf("Attachment(%s) after the clear: %+v", device, again)

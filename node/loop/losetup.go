@@ -77,14 +77,8 @@ func (l Losetup) Detach(ctx context.Context, device string) error {
 	detachErr := l.Cmder.Command(ctx, "losetup", "--detach", device).Run()
 	ctx, cancel := context.WithTimeout(ctx, detachWait)
 	defer cancel()
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for ours.StillAttached() {
-		select {
-		case <-ctx.Done():
-			return errors.Join(detachErr, fmt.Errorf("losetup --detach %s: the device is still attached (held open elsewhere): %w", device, ctx.Err()))
-		case <-tick.C:
-		}
+	if left := AwaitCleared(ctx, 20*time.Millisecond, ours); len(left) > 0 {
+		return errors.Join(detachErr, fmt.Errorf("losetup --detach %s: the device is still attached (held open elsewhere): %w", device, ctx.Err()))
 	}
 	return nil
 }
