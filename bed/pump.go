@@ -23,16 +23,33 @@ type WallPump struct {
 	Tick func(now time.Time)
 	// Round starts a round; nil when nothing is due.
 	Round func() <-chan func()
+	// Held, when set, names what holds the bed's sites up from beside it
+	// now -- the cuts of a run beside this one on the same sites -- or ""
+	// for nothing. A wait for done never times out while held, and the time
+	// it was held does not count against its limit (up to HoldCeiling): its
+	// verdict is the story's own, not another run's faults. Waited is told
+	// of each hold once it ended (or the wait did), and for how long.
+	Held   func() string
+	Waited func(what string, d time.Duration)
 }
+
+// HoldCeiling bounds how much a wait is lengthened by holds beside it: a run
+// beside that never lifts its cuts cannot hold this one for ever.
+const HoldCeiling = 30 * time.Minute
 
 // pumpPause is the longest the loop sleeps between looks.
 const pumpPause = 20 * time.Millisecond
 
 // Run pumps until done holds (true) or limit passed (false); a nil done
-// runs for the whole limit and returns true.
+// runs for the whole limit and returns true. The limit of a wait for done
+// does not count the time Held held it.
 func (p WallPump) Run(done func() bool, limit time.Duration) bool {
 	deadline := time.Now().Add(limit)
 	nextStep := time.Now()
+	var hold holding
+	if done != nil && p.Held != nil {
+		defer func() { hold.end(time.Now(), p.Waited) }()
+	}
 	var round <-chan func()
 	for {
 		if round == nil {
@@ -42,7 +59,10 @@ func (p WallPump) Run(done func() bool, limit time.Duration) bool {
 			round = p.Round()
 		}
 		now := time.Now()
-		if !now.Before(deadline) {
+		if done != nil && p.Held != nil {
+			deadline = hold.look(now, p.Held(), deadline, p.Waited)
+		}
+		if !now.Before(deadline) && !hold.holds(now) {
 			if round != nil {
 				(<-round)()
 			}
@@ -53,7 +73,11 @@ func (p WallPump) Run(done func() bool, limit time.Duration) bool {
 			nextStep = now.Add(p.StepEvery)
 		}
 		p.Tick(now)
-		pause := time.NewTimer(min(pumpPause, time.Until(nextStep), time.Until(deadline)))
+		wait := min(pumpPause, time.Until(nextStep))
+		if !hold.holds(now) {
+			wait = min(wait, time.Until(deadline))
+		}
+		pause := time.NewTimer(wait)
 		select {
 		case finish := <-round:
 			finish()
@@ -62,6 +86,50 @@ func (p WallPump) Run(done func() bool, limit time.Duration) bool {
 		case <-pause.C:
 		}
 	}
+}
+
+// holding is a wait's record of the hold beside it: what holds it since
+// when, and how long holds have lengthened it so far.
+type holding struct {
+	what       string
+	since      time.Time
+	lengthened time.Duration
+}
+
+// look takes what holds the wait at now ("" for nothing) and returns its
+// deadline: moved on by a hold that ended, which Waited is told of. A hold
+// that changes what it is (another cut beside) goes on as one.
+func (h *holding) look(now time.Time, what string, deadline time.Time, waited func(string, time.Duration)) time.Time {
+	switch {
+	case what != "" && h.what == "":
+		h.what, h.since = what, now
+	case what != "":
+		h.what = what
+	case h.what != "":
+		deadline = deadline.Add(h.end(now, waited))
+	}
+	return deadline
+}
+
+// holds reports whether the wait is held at now and may not time out: held
+// beside, and not yet lengthened by HoldCeiling.
+func (h *holding) holds(now time.Time) bool {
+	return h.what != "" && h.lengthened+now.Sub(h.since) < HoldCeiling
+}
+
+// end closes the hold in force at now, if any: Waited is told, and it
+// returns by how much the hold lengthens the wait.
+func (h *holding) end(now time.Time, waited func(string, time.Duration)) time.Duration {
+	if h.what == "" {
+		return 0
+	}
+	d := min(now.Sub(h.since), HoldCeiling-h.lengthened)
+	h.lengthened += d
+	if waited != nil {
+		waited(h.what, now.Sub(h.since))
+	}
+	h.what = ""
+	return d
 }
 
 // StartRound runs call for each of calls on a goroutine of its own, each

@@ -68,3 +68,70 @@ func TestWallPumpAsksDoneBetweenRoundsOnly(t *testing.T) {
 		t.Error("Run past its limit returned true though done never held")
 	}
 }
+
+// A wait held up beside the bed (the cuts of a run beside it) does not time
+// out while held, and the hold is told once it lifted: with no time of its
+// own left (limit 0) the wait still sees done hold after the lift.
+func TestAWaitHeldBesideDoesNotTimeOutWhileHeld(t *testing.T) {
+	looks, lifted := 0, false
+	var waited []string
+	p := WallPump{
+		Step:  func() {},
+		Tick:  func(time.Time) {},
+		Round: func() <-chan func() { return nil },
+		Held: func() string {
+			looks++
+			if looks <= 3 {
+				return "the cut beside"
+			}
+			lifted = true
+			return ""
+		},
+		Waited: func(what string, d time.Duration) { waited = append(waited, what) },
+	}
+	if !p.Run(func() bool { return lifted }, 0) {
+		t.Fatalf("the wait timed out while the bed beside held it (looks %d)", looks)
+	}
+	if !slices.Equal(waited, []string{"the cut beside"}) {
+		t.Errorf("waited told %v, want the one hold", waited)
+	}
+	// A run of the scenario's time (no done) is no wait: it is not held.
+	looks = 0
+	p.Run(nil, 0)
+	if looks != 0 {
+		t.Errorf("Run(nil) asked Held %d times", looks)
+	}
+}
+
+// A hold lengthens the wait by exactly its span, a change of what holds it
+// goes on as one hold, and HoldCeiling caps what holds add in all.
+func TestAHoldLengthensTheDeadlineByItsSpan(t *testing.T) {
+	start := time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return start.Add(time.Duration(s) * time.Second) }
+	deadline := at(240)
+	var h holding
+	var told []time.Duration
+	waited := func(_ string, d time.Duration) { told = append(told, d) }
+	for _, look := range []struct {
+		s    int
+		what string
+	}{{5, ""}, {10, "site-a->hub"}, {40, "site-a->hub, site-a->site-b"}, {70, ""}, {80, ""}} {
+		deadline = h.look(at(look.s), look.what, deadline, waited)
+		if look.what != "" && !h.holds(at(look.s)) {
+			t.Errorf("at %d s: held by %q but not holding", look.s, look.what)
+		}
+	}
+	if want := at(300); !deadline.Equal(want) {
+		t.Errorf("deadline %s, want %s (240 s and the 60 s held)", deadline.Sub(start), want.Sub(start))
+	}
+	if !slices.Equal(told, []time.Duration{60 * time.Second}) {
+		t.Errorf("holds told %v, want one of 60 s", told)
+	}
+	h.look(at(100), "the cut beside", deadline, waited)
+	if h.holds(at(100).Add(HoldCeiling)) {
+		t.Error("a hold past the ceiling still holds the wait")
+	}
+	if got := h.end(at(100).Add(2*HoldCeiling), waited); got != HoldCeiling-60*time.Second {
+		t.Errorf("a hold past the ceiling lengthened the wait by %s, want what the ceiling left (%s)", got, HoldCeiling-60*time.Second)
+	}
+}
