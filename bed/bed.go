@@ -244,6 +244,20 @@ type StoreFailer interface {
 	HealStore(site string)
 }
 
+// SharedSites is a bed whose sites other runs use at the same time: the
+// real bed's runs side by side (batonctl scenario run --side-by-side). Their
+// faults hold this run's sites too, yet they are no part of its story, and
+// its verdict must not depend on them: its waits do not count the time they
+// held it (WallPump's Held), and its RPO bound counts their spans as faults
+// that disturbed replication.
+type SharedSites interface {
+	// FaultsBeside are the spans in which runs beside this one held faults
+	// on the shared sites since it began.
+	FaultsBeside() []Window
+	// HeldBeside is how long this run's waits were held up by them.
+	HeldBeside() time.Duration
+}
+
 // ErrNotSupported: the bed lacks a capability a scenario asked for.
 var ErrNotSupported = errors.New("not supported on this bed")
 

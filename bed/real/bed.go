@@ -98,12 +98,17 @@ type Bed struct {
 	lastProgress time.Time
 	// besides are the cuts the beds beside this one had made when it last
 	// looked (observe).
-	besides   []bed.Path
-	closeOnce sync.Once
-	closeErr  error
+	besides []bed.Path
+	// heldBeside is how long the bed's waits were held by those cuts.
+	heldBeside time.Duration
+	closeOnce  sync.Once
+	closeErr   error
 }
 
-var _ bed.Bed = (*Bed)(nil)
+var (
+	_ bed.Bed         = (*Bed)(nil)
+	_ bed.SharedSites = (*Bed)(nil)
+)
 
 // site is one site of the bed as the scenario reaches it.
 type site struct {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/baton-dr/baton/bed"
 )
@@ -12,14 +13,21 @@ import (
 // table. Beds that run side by side (batonctl scenario run --side-by-side)
 // share the sites' nodes: a site one bed cuts off is cut off for the
 // others too -- their hub, this process, no longer reaches it (Bed.reaches)
-// -- and a table on a node that no bed here owns is a crashed run's.
+// -- and a table on a node that no bed here owns is a crashed run's. It
+// keeps when each table held cuts (spans), for the beds beside it to
+// count as faults (Bed.FaultsBeside), even once the table is released.
 type cutRegistry struct {
 	mu      sync.Mutex
 	byTable map[string][]bed.Path
+	spans   map[string][]bed.Window
 }
 
 // inForce is the process's registry.
-var inForce = &cutRegistry{byTable: map[string][]bed.Path{}}
+var inForce = newCutRegistry()
+
+func newCutRegistry() *cutRegistry {
+	return &cutRegistry{byTable: map[string][]bed.Path{}, spans: map[string][]bed.Window{}}
+}
 
 // own registers a bed's table, with nothing cut yet.
 func (r *cutRegistry) own(table string) {
@@ -43,11 +51,41 @@ func (r *cutRegistry) owns(table string) bool {
 	return ok
 }
 
-// set records the paths the table's bed has cut now.
-func (r *cutRegistry) set(table string, cuts []bed.Path) {
+// set records the paths the table's bed has cut at now: a span opens when
+// the first is cut and closes when the last is healed.
+func (r *cutRegistry) set(table string, cuts []bed.Path, now time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	spans := r.spans[table]
+	open := len(spans) > 0 && spans[len(spans)-1].End.IsZero()
+	switch {
+	case len(cuts) > 0 && !open:
+		r.spans[table] = append(spans, bed.Window{Start: now})
+	case len(cuts) == 0 && open:
+		spans[len(spans)-1].End = now
+	}
 	r.byTable[table] = slices.Clone(cuts)
+}
+
+// spansBeside are the spans in which the other tables held cuts that were
+// still in force at or after since, in the order they began; a span still
+// open has no End.
+func (r *cutRegistry) spansBeside(table string, since time.Time) []bed.Window {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []bed.Window
+	for t, spans := range r.spans {
+		if t == table {
+			continue
+		}
+		for _, s := range spans {
+			if s.End.IsZero() || !s.End.Before(since) {
+				out = append(out, s)
+			}
+		}
+	}
+	slices.SortFunc(out, func(x, y bed.Window) int { return x.Start.Compare(y.Start) })
+	return out
 }
 
 // others are the paths the other beds have cut, sorted, each once.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	chaosv1alpha1 "github.com/chaos-mesh/chaos-mesh/api/v1alpha1"
 
@@ -34,7 +35,7 @@ func endpoint(name string) (Cluster, error) {
 // process (inForce). Of each object it lifts it says first how many packets
 // it dropped.
 func (b *Bed) applyCuts(cuts []bed.Path) error {
-	inForce.set(b.chaosTable(), cuts) // what is meant, before it holds: a hub that waits for a heal is safe
+	inForce.set(b.chaosTable(), cuts, time.Now()) // what is meant, before it holds: a hub that waits for a heal is safe
 	pairs, err := chaosCuts(cuts)
 	if err != nil {
 		return err

@@ -101,9 +101,14 @@ func (b *Bed) noticeBesides() {
 		b.event("", reports.EventPartition, "the bed beside this one lifted its cuts")
 		return
 	}
-	paths := make([]string, 0, len(now))
-	for _, p := range now {
-		paths = append(paths, p.From+"->"+p.To)
+	b.event("", reports.EventPartition, "the bed beside this one cuts %s", pathList(now))
+}
+
+// pathList names paths as the timeline does: "from->to, ...".
+func pathList(paths []bed.Path) string {
+	names := make([]string, 0, len(paths))
+	for _, p := range paths {
+		names = append(names, p.From+"->"+p.To)
 	}
-	b.event("", reports.EventPartition, "the bed beside this one cuts %s", strings.Join(paths, ", "))
+	return strings.Join(names, ", ")
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	chaosv1alpha1 "github.com/chaos-mesh/chaos-mesh/api/v1alpha1"
 
@@ -101,20 +102,48 @@ func TestABedBesideAnotherDoesNotReachWhatTheOtherCutOff(t *testing.T) {
 	inForce.own(gitea)
 	defer inForce.release(wordpress)
 	defer inForce.release(gitea)
-	inForce.set(wordpress, []bed.Path{{From: SiteA.Site, To: SiteB.Site}, {From: SiteB.Site, To: SiteA.Site}})
+	inForce.set(wordpress, []bed.Path{{From: SiteA.Site, To: SiteB.Site}, {From: SiteB.Site, To: SiteA.Site}}, time.Now())
 	if !reachedThrough(inForce.others(gitea), SiteA.Site) || !reachedThrough(inForce.others(gitea), SiteB.Site) {
 		t.Error("a cut between the sites stopped the hub reaching one")
 	}
-	inForce.set(wordpress, []bed.Path{{From: SiteA.Site, To: bed.Hub}})
+	inForce.set(wordpress, []bed.Path{{From: SiteA.Site, To: bed.Hub}}, time.Now())
 	if reachedThrough(inForce.others(gitea), SiteA.Site) {
 		t.Error("the other bed's hub reaches a site cut off from it one way")
 	}
 	if !reachedThrough(inForce.others(wordpress), SiteA.Site) {
 		t.Error("a bed's own cuts were counted as another's")
 	}
-	inForce.set(wordpress, nil)
+	inForce.set(wordpress, nil, time.Now())
 	if !reachedThrough(inForce.others(gitea), SiteA.Site) {
 		t.Error("healed, the site is still not reached")
+	}
+}
+
+// TestTheCutsBesideAreSpansOfTheOtherBeds: the beside bed's cuts, from the
+// first cut to the last heal, are one span for the bed beside it -- counted
+// as a fault for its RPO bound -- and none for the bed that made them;
+// a span that ended before a bed began is not its.
+func TestTheCutsBesideAreSpansOfTheOtherBeds(t *testing.T) {
+	wordpress, gitea := chaosTableOf("s1"), chaosTableOf("s2")
+	inForce := newCutRegistry()
+	inForce.own(wordpress)
+	inForce.own(gitea)
+	at := func(s int) time.Time { return time.Date(2026, 12, 5, 0, 0, s, 0, time.UTC) }
+	inForce.set(wordpress, []bed.Path{{From: SiteA.Site, To: bed.Hub}}, at(10))
+	inForce.set(wordpress, []bed.Path{{From: SiteA.Site, To: bed.Hub}, {From: SiteA.Site, To: SiteB.Site}}, at(20))
+	if got := inForce.spansBeside(gitea, at(0)); len(got) != 1 || !got[0].Start.Equal(at(10)) || !got[0].End.IsZero() {
+		t.Fatalf("while cut: spans beside %v, want one open from 10 s", got)
+	}
+	inForce.set(wordpress, nil, at(40))
+	inForce.set(gitea, []bed.Path{{From: SiteB.Site, To: bed.Hub}}, at(50))
+	if got := inForce.spansBeside(gitea, at(0)); len(got) != 1 || !got[0].Start.Equal(at(10)) || !got[0].End.Equal(at(40)) {
+		t.Errorf("healed: spans beside %v, want 10 s to 40 s", got)
+	}
+	if got := inForce.spansBeside(gitea, at(41)); len(got) != 0 {
+		t.Errorf("a bed begun after the heal sees %v beside it", got)
+	}
+	if got := inForce.spansBeside(wordpress, at(0)); len(got) != 1 || !got[0].Start.Equal(at(50)) {
+		t.Errorf("the cutting bed sees %v beside it, want only the other's open span from 50 s", got)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/baton-dr/baton/bed"
 	"github.com/baton-dr/baton/bed/ramen"
+	"github.com/baton-dr/baton/reports"
 )
 
 // Timings of the bed's loop, in wall time (as the local bed's).
@@ -43,9 +44,38 @@ func (b *Bed) pump(done func() bool, limit time.Duration) bool {
 				b.progress()
 			}
 		},
-		Round: b.startRound,
+		Round:  b.startRound,
+		Held:   b.heldBy,
+		Waited: b.waitedBeside,
 	}.Run(done, limit)
 }
+
+// heldBy names the cuts the beds beside this one (in this process, on the
+// same sites) hold now, or "": a wait of this bed does not count the time
+// they hold against its limit (bed.WallPump's Held), for they are no part of
+// its story.
+func (b *Bed) heldBy() string {
+	cuts := inForce.others(b.chaosTable())
+	if len(cuts) == 0 {
+		return ""
+	}
+	return "the cuts beside (" + pathList(cuts) + ")"
+}
+
+// waitedBeside puts a hold on the timeline and adds it to HeldBeside.
+func (b *Bed) waitedBeside(what string, d time.Duration) {
+	b.heldBeside += d
+	b.event("", reports.EventAction, "waited %s for %s to lift; not counted against the wait's limit",
+		d.Round(100*time.Millisecond), what)
+}
+
+// HeldBeside is how long this run's waits were held up by the cuts of the
+// beds beside it (bed.SharedSites).
+func (b *Bed) HeldBeside() time.Duration { return b.heldBeside }
+
+// FaultsBeside are the spans in which the beds beside this one held cuts
+// since it attached (bed.SharedSites).
+func (b *Bed) FaultsBeside() []bed.Window { return inForce.spansBeside(b.chaosTable(), b.started) }
 
 // Run lets d of a scenario's time pass: d / TimeScale of the wall clock.
 func (b *Bed) Run(d time.Duration) error {
