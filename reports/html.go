@@ -66,6 +66,7 @@ type failureRow struct {
 type detailView struct {
 	ID, Scenario, Seed, Verdict, Why string
 	Replay, Hash, Duration, Error    string
+	HeldBeside                       string // "" when the run was not held beside
 	Phases                           []phaseRow
 	PhasesOpen                       bool
 	PhasesSummary                    string
@@ -167,6 +168,9 @@ func buildDetail(r Result, why, id string) detailView {
 		Verdict: verdictClass(r.Verdict), Why: why, Replay: r.Replay, Hash: r.EventLogHash,
 		Duration: formatDuration(r.Duration), Error: r.Error, Timeline: buildTimeline(r),
 		RPO: buildRPOChart(r), Bytes: buildBytesChart(r), HasSyncs: len(r.Syncs) > 0}
+	if r.HeldBeside > 0 {
+		view.HeldBeside = formatDuration(r.HeldBeside)
+	}
 	for _, p := range r.Phases {
 		if !p.OK {
 			view.PhasesFailed++

@@ -59,14 +59,17 @@ type JSONScenario struct {
 
 // JSONResult is one scenario on one seed.
 type JSONResult struct {
-	Scenario     string          `json:"scenario"`
-	Seed         uint64          `json:"seed"`
-	Verdict      Verdict         `json:"verdict"` // passed, failed, errored
-	Replay       string          `json:"replay"`  // the command that replays it exactly
-	EventLogHash string          `json:"event_log_hash"`
-	Started      string          `json:"started"` // simulated (or wall) clock, RFC 3339
-	DurationMs   float64         `json:"duration_ms"`
-	Error        string          `json:"error,omitempty"` // why the bed errored
+	Scenario     string  `json:"scenario"`
+	Seed         uint64  `json:"seed"`
+	Verdict      Verdict `json:"verdict"` // passed, failed, errored
+	Replay       string  `json:"replay"`  // the command that replays it exactly
+	EventLogHash string  `json:"event_log_hash"`
+	Started      string  `json:"started"` // simulated (or wall) clock, RFC 3339
+	DurationMs   float64 `json:"duration_ms"`
+	Error        string  `json:"error,omitempty"` // why the bed errored
+	// HeldBesideMs is how long the run's waits were held up by the faults
+	// of runs beside it on the same sites (Result.HeldBeside).
+	HeldBesideMs float64         `json:"held_beside_ms,omitempty"`
 	Phases       []JSONPhase     `json:"phases"`
 	Failovers    []JSONFailover  `json:"failovers"`
 	RPOMaxMs     float64         `json:"rpo_max_ms"`
@@ -196,7 +199,7 @@ func jsonResult(result Result) JSONResult {
 	shipped, changed := syncTotals(result)
 	out := JSONResult{Scenario: result.Scenario, Seed: result.Seed, Verdict: result.Verdict, Replay: result.Replay,
 		EventLogHash: result.EventLogHash, Started: timestamp(result.Started), DurationMs: milliseconds(result.Duration),
-		Error: result.Error, RPOMaxMs: milliseconds(worstRPO(result)), BytesShipped: shipped, BytesChanged: changed,
+		Error: result.Error, HeldBesideMs: milliseconds(result.HeldBeside), RPOMaxMs: milliseconds(worstRPO(result)), BytesShipped: shipped, BytesChanged: changed,
 		Phases: []JSONPhase{}, Failovers: []JSONFailover{}, Syncs: []JSONSync{}, Chains: []JSONChain{},
 		Violations: []JSONViolation{}}
 	for _, phase := range result.Phases {

@@ -53,6 +53,10 @@ type Result struct {
 	Violations   []Violation
 	Timeline     []Event // what the timeline draws, in time order
 	Error        string  // for Errored
+	// HeldBeside is how long the run's waits were held up by the faults of
+	// runs beside it on the same sites, not counted against their limits
+	// (the real bed side by side; zero elsewhere).
+	HeldBeside time.Duration
 }
 
 // Phase is one step of a scenario ("deploy", "protect", "partition site-a",

@@ -25,6 +25,9 @@ func (sc Scenario) Run(b bed.Bed, options Options) reports.Result {
 		rng: rand.New(rand.NewPCG(options.Seed, 0x5ce7a410)), pace: rand.New(rand.NewPCG(options.Seed, 0x9ace7))}
 	err := sc.run(s)
 	result.Duration = b.Now().Sub(result.Started)
+	if shared, ok := b.(bed.SharedSites); ok {
+		result.HeldBeside = shared.HeldBeside()
+	}
 	result.Violations = b.Violations()
 	result.Timeline = b.Timeline()
 	if chains, chainErr := b.Chains(); chainErr == nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/baton-dr/baton/bed"
@@ -263,7 +264,7 @@ func (s *Script) withinRPOBound(v workload.Verdict, cut time.Time) error {
 	if err != nil {
 		return fmt.Errorf("the RPO bound of a fail-over: %w", err)
 	}
-	floor := bed.RecoveryFloor(cut, interval, s.faults)
+	floor := bed.RecoveryFloor(cut, interval, s.disturbances())
 	moved := s.result.Failovers[len(s.result.Failovers)-len(v.Volumes):]
 	for i, vol := range v.Volumes {
 		if vol.Lost.Acknowledged > 0 {
@@ -274,6 +275,16 @@ func (s *Script) withinRPOBound(v workload.Verdict, cut time.Time) error {
 		return fmt.Errorf("%w: %s", ErrVerification, broken[0].Message)
 	}
 	return nil
+}
+
+// disturbances are the faults that may have disturbed replication: the
+// story's own, and on shared sites those of the runs beside it.
+func (s *Script) disturbances() []bed.Window {
+	shared, ok := s.Bed.(bed.SharedSites)
+	if !ok {
+		return s.faults
+	}
+	return append(slices.Clone(s.faults), shared.FaultsBeside()...)
 }
 
 func (s *Script) recordFailover(v workload.Verdict, from, to string, planned bool, start time.Time) {
