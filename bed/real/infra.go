@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/baton-dr/baton/bed/real/infra"
 	"github.com/baton-dr/baton/internal/poll"
 	"github.com/baton-dr/baton/internal/steplog"
 )
@@ -232,7 +233,7 @@ func (in *Infra) Down(ctx context.Context) error {
 			return "", err
 		}
 		n := 0
-		err := ReleaseDevices(ctx, scratch, SiteNames(), func(format string, args ...any) {
+		err := infra.ReleaseDevices(ctx, scratch, SiteNames(), func(format string, args ...any) {
 			n++
 			in.Printf(format, args...)
 		})

@@ -36,6 +36,7 @@ import (
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
 	"github.com/baton-dr/baton/bed/real"
+	"github.com/baton-dr/baton/bed/real/infra"
 	"github.com/baton-dr/baton/bed/real/ocm"
 	"github.com/baton-dr/baton/controllers/hub"
 	"github.com/baton-dr/baton/controllers/site"
@@ -393,7 +394,7 @@ func deleteCluster(t *testing.T, p *steplog.Log, c testCluster, work, kubeconfig
 		if err := os.MkdirAll(scratch, 0o700); err != nil {
 			t.Error(err)
 		}
-		if err := real.ReleaseDevices(ctx, scratch, []string{c.name}, t.Logf); err != nil {
+		if err := infra.ReleaseDevices(ctx, scratch, []string{c.name}, t.Logf); err != nil {
 			t.Errorf("the site's loop devices: %v", err)
 		}
 	}
