@@ -9,21 +9,22 @@ import (
 	chaosv1alpha1 "github.com/chaos-mesh/chaos-mesh/api/v1alpha1"
 
 	"github.com/baton-dr/baton/bed"
+	"github.com/baton-dr/baton/bed/real/infra"
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/workload"
 )
 
 // endpoint is the cluster a scoped name ("hub", "site-a") names.
-func endpoint(name string) (Cluster, error) {
+func endpoint(name string) (infra.Cluster, error) {
 	if name == bed.Hub {
-		return Hub, nil
+		return infra.Hub, nil
 	}
-	for _, c := range Sites() {
+	for _, c := range infra.Sites() {
 		if c.Site == name {
 			return c, nil
 		}
 	}
-	return Cluster{}, fmt.Errorf("no endpoint %q on the real bed", name)
+	return infra.Cluster{}, fmt.Errorf("no endpoint %q on the real bed", name)
 }
 
 // applyCuts makes the node containers' network namespaces cut what cuts say
@@ -80,7 +81,7 @@ func cutObjects(cuts []chaosCut, nodesOf map[string][]nodeAddress) ([]chaosv1alp
 // they send to to's nodes' addresses, and what they receive from there
 // when both ways.
 type chaosCut struct {
-	from, to Cluster
+	from, to infra.Cluster
 	bothWays bool
 }
 

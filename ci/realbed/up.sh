@@ -21,7 +21,7 @@ timed "node image" bash "$realbed_dir/images.sh" "$k8s_bin"
 mkdir -p "$run"
 ln -sfn "$k8s_bin/kubectl" "$run/kubectl"
 
-# The clusters, through kind's Go API (bed/real): the host's addressing
+# The clusters, through kind's Go API (bed/real/infra): the host's addressing
 # checked first, then the bed's network and firewall rule, then each cluster
 # on its own pod and service ranges.
 "$(batonctl)" realbed up || die "bringing the clusters up failed"

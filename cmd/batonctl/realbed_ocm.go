@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/baton-dr/baton/bed/real"
+	"github.com/baton-dr/baton/bed/real/infra"
 	"github.com/baton-dr/baton/bed/real/ocm"
 	"github.com/baton-dr/baton/internal/steplog"
 )
@@ -32,7 +32,7 @@ and followed until the storage cluster is Online.`,
 	}
 	var images ocm.Images
 	install := infraCommand("install", "install OCM and baton-hub on the hub, join and accept both sites; every step printed with its time", cobra.NoArgs,
-		func(cmd *cobra.Command, in *real.Infra, _ []string) error {
+		func(cmd *cobra.Command, in *infra.Infra, _ []string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return newOCMBed(cmd, in).install(ctx, images)
@@ -40,7 +40,7 @@ and followed until the storage cluster is Online.`,
 	install.Flags().StringVar(&images.OCM, "ocm-image", "", "OCM's image (ci/realbed/ocm-image.sh prints it)")
 	install.Flags().StringVar(&images.Baton, "baton-image", "", "baton's image (make images prints it)")
 	deploy := infraCommand("deploy-storage SITE", "deploy SITE's storage (site-a or site-b) from the hub through OCM, approve the draft, wait until Online", cobra.ExactArgs(1),
-		func(cmd *cobra.Command, in *real.Infra, args []string) error {
+		func(cmd *cobra.Command, in *infra.Infra, args []string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return newOCMBed(cmd, in).deployStorage(ctx, cmd, args[0])
@@ -51,15 +51,15 @@ and followed until the storage cluster is Online.`,
 
 // ocmBed is the running bed's clusters, as bed/real/ocm reaches them.
 type ocmBed struct {
-	infra *real.Infra
+	infra *infra.Infra
 	p     *steplog.Log
 }
 
-func newOCMBed(cmd *cobra.Command, in *real.Infra) *ocmBed {
+func newOCMBed(cmd *cobra.Command, in *infra.Infra) *ocmBed {
 	return &ocmBed{infra: in, p: ocm.NewProgress(cmd.ErrOrStderr())}
 }
 
-func (b *ocmBed) cluster(c real.Cluster) (ocm.Cluster, error) {
+func (b *ocmBed) cluster(c infra.Cluster) (ocm.Cluster, error) {
 	config, err := clientcmd.BuildConfigFromFlags("", b.infra.Paths.Kubeconfig(c.Name))
 	if err != nil {
 		return ocm.Cluster{}, fmt.Errorf("%s: its kubeconfig (batonctl realbed up writes it): %w", c.Name, err)
@@ -75,11 +75,11 @@ func (b *ocmBed) install(ctx context.Context, images ocm.Images) error {
 	if err != nil {
 		return err
 	}
-	hub, err := b.cluster(real.Hub)
+	hub, err := b.cluster(infra.Hub)
 	if err != nil {
 		return err
 	}
-	for _, c := range real.Clusters() {
+	for _, c := range infra.Clusters() {
 		if err := b.p.Step(c.Name+": images", func() (string, error) { return ocm.LoadImages(ctx, c.Name, images.OCM, images.Baton) }); err != nil {
 			return err
 		}
@@ -87,11 +87,11 @@ func (b *ocmBed) install(ctx context.Context, images ocm.Images) error {
 	if err := ocm.Install(ctx, b.p, moduleDir, hub, images); err != nil {
 		return err
 	}
-	address, err := ocm.NodeAddress(ctx, real.Hub.Node(), real.KindNetwork)
+	address, err := ocm.NodeAddress(ctx, infra.Hub.Node(), infra.KindNetwork)
 	if err != nil {
 		return err
 	}
-	for _, c := range real.Sites() {
+	for _, c := range infra.Sites() {
 		site, err := b.cluster(c)
 		if err != nil {
 			return err
@@ -104,8 +104,8 @@ func (b *ocmBed) install(ctx context.Context, images ocm.Images) error {
 }
 
 func (b *ocmBed) deployStorage(ctx context.Context, cmd *cobra.Command, name string) error {
-	var site *real.Cluster
-	for _, c := range real.Sites() {
+	var site *infra.Cluster
+	for _, c := range infra.Sites() {
 		if c.Site == name {
 			site = &c
 		}
@@ -113,12 +113,12 @@ func (b *ocmBed) deployStorage(ctx context.Context, cmd *cobra.Command, name str
 	if site == nil {
 		return fmt.Errorf("no site %q on the bed: site-a or site-b", name)
 	}
-	hub, err := b.cluster(real.Hub)
+	hub, err := b.cluster(infra.Hub)
 	if err != nil {
 		return err
 	}
 	d, err := ocm.DeployStorage(ctx, b.p, hub, ocm.Request(name+"-storage", name, siteNamespace, name, []string{site.Node()},
-		real.ReplicationInterval))
+		infra.ReplicationInterval))
 	if err != nil {
 		return err
 	}

@@ -35,7 +35,6 @@ import (
 	kindlog "sigs.k8s.io/kind/pkg/log"
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
-	"github.com/baton-dr/baton/bed/real"
 	"github.com/baton-dr/baton/bed/real/infra"
 	"github.com/baton-dr/baton/bed/real/ocm"
 	"github.com/baton-dr/baton/controllers/hub"
@@ -91,7 +90,7 @@ func TestOCMDeploysASitesStorageOnKind(t *testing.T) {
 	if images.OCM == "" || images.Baton == "" {
 		t.Fatal("BATON_OCM_IMAGE (ci/realbed/ocm-image.sh) and BATON_IMAGE (make images) name the images")
 	}
-	paths, err := real.DefaultPaths()
+	paths, err := infra.DefaultPaths()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +128,7 @@ func TestOCMDeploysASitesStorageOnKind(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	request := ocm.Request("site-b-storage", managedName, siteNamespace, "site-b", []string{testSite + "-control-plane"}, real.ReplicationInterval)
+	request := ocm.Request("site-b-storage", managedName, siteNamespace, "site-b", []string{testSite + "-control-plane"}, infra.ReplicationInterval)
 	d, err := ocm.Submit(ctx, p, hubC, request)
 	if err != nil {
 		t.Fatal(err)
@@ -331,7 +330,7 @@ func createCluster(t *testing.T, p *steplog.Log, c testCluster, work string) ocm
 		defer log.Close()
 		if err := p.Step(c.name+": created through kind's Go API", func() (string, error) {
 			return "pods " + c.pods + ", services " + c.services, cluster.NewProvider(cluster.ProviderWithDocker(), cluster.ProviderWithLogger(logTo{log})).Create(c.name,
-				cluster.CreateWithV1Alpha4Config(kind), cluster.CreateWithNodeImage(real.NodeImage), cluster.CreateWithWaitForReady(5*time.Minute),
+				cluster.CreateWithV1Alpha4Config(kind), cluster.CreateWithNodeImage(infra.NodeImage), cluster.CreateWithWaitForReady(5*time.Minute),
 				cluster.CreateWithKubeconfigPath(kubeconfig), cluster.CreateWithDisplayUsage(false), cluster.CreateWithDisplaySalutation(false))
 		}); err != nil {
 			t.Fatal(err)
@@ -362,7 +361,7 @@ func kindConfigFor(c testCluster, dir string) (*v1alpha4.Cluster, error) {
 	if err := os.WriteFile(conflist, []byte(config), 0o644); err != nil {
 		return nil, err
 	}
-	kindNode := v1alpha4.Node{Role: v1alpha4.ControlPlaneRole, Image: real.NodeImage, ExtraMounts: []v1alpha4.Mount{
+	kindNode := v1alpha4.Node{Role: v1alpha4.ControlPlaneRole, Image: infra.NodeImage, ExtraMounts: []v1alpha4.Mount{
 		{HostPath: conflist, ContainerPath: "/etc/cni/net.d/10-baton-ocmtest.conflist", Readonly: true}}}
 	if c.site {
 		kindNode.ExtraMounts = append(kindNode.ExtraMounts, v1alpha4.Mount{HostPath: "/dev", ContainerPath: "/dev"},

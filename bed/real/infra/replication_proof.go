@@ -1,4 +1,4 @@
-package real
+package infra
 
 import (
 	"context"
@@ -159,7 +159,7 @@ func (in *Infra) deleteProofClaim(ctx context.Context, c Cluster) error {
 // Store reads the site's storage records (the operator's objects) as the
 // operator's store does.
 func (in *Infra) Store(ctx context.Context, c Cluster) (*sitecontroller.Store, error) {
-	cl, err := in.objects(c)
+	cl, err := in.Objects(c)
 	if err != nil {
 		return nil, err
 	}
@@ -171,8 +171,8 @@ func (in *Infra) Store(ctx context.Context, c Cluster) (*sitecontroller.Store, e
 		ClusterName: c.Name, Context: ctx, CallTimeout: 20 * time.Second})
 }
 
-// objects is a client of the cluster's objects, baton's among them.
-func (in *Infra) objects(c Cluster) (client.Client, error) {
+// Objects is a client of the cluster's objects, baton's among them.
+func (in *Infra) Objects(c Cluster) (client.Client, error) {
 	config, err := clientcmd.BuildConfigFromFlags("", in.Paths.Kubeconfig(c.Name))
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package real
+package infra
 
 import (
 	"context"
@@ -9,8 +9,8 @@ import (
 	"github.com/baton-dr/baton/storageapi"
 )
 
-// csiSecret reads the site's CSI secret's clusters document.
-func (in *Infra) csiSecret(ctx context.Context, c Cluster) (storageapi.Clusters, error) {
+// CSISecret reads the site's CSI secret's clusters document.
+func (in *Infra) CSISecret(ctx context.Context, c Cluster) (storageapi.Clusters, error) {
 	client, _, err := in.Client(c)
 	if err != nil {
 		return storageapi.Clusters{}, err

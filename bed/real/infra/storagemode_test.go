@@ -1,4 +1,4 @@
-package real
+package infra
 
 import (
 	"context"
@@ -217,7 +217,7 @@ func TestZFSDRBDSitesHaveTwoStorageWorkers(t *testing.T) {
 		if got := StorageZFSDRBD.StorageNodes(c); !slices.Equal(got, []string{c.Name + "-worker", c.Name + "-worker2"}) {
 			t.Errorf("%s: storage nodes %v", c.Name, got)
 		}
-		if got := StorageZFSDRBD.nodeNames(c); !slices.Equal(got, []string{c.Node(), c.Name + "-worker", c.Name + "-worker2"}) {
+		if got := StorageZFSDRBD.NodeNames(c); !slices.Equal(got, []string{c.Node(), c.Name + "-worker", c.Name + "-worker2"}) {
 			t.Errorf("%s: nodes %v", c.Name, got)
 		}
 		ranges := map[netip.Prefix]string{c.NodePodCIDR(): c.Node()}
@@ -457,7 +457,7 @@ func TestOneModuleMissingWithoutModuleSupport(t *testing.T) {
 // (zfsutils-linux's component), and an unknown mode is refused by name.
 func TestTheImagesCarryTheModesTools(t *testing.T) {
 	packages := func(mode string) (map[string][]string, error) {
-		cmd := exec.Command("bash", filepath.Join("..", "..", "ci", "realbed", "rootfs.sh"), "--packages")
+		cmd := exec.Command("bash", filepath.Join("..", "..", "..", "ci", "realbed", "rootfs.sh"), "--packages")
 		cmd.Env = append(os.Environ(), StorageEnv+"="+mode, "BATON_CACHE="+t.TempDir())
 		out, err := cmd.CombinedOutput()
 		if err != nil {

@@ -1,4 +1,4 @@
-package real
+package infra
 
 import (
 	"encoding/json"
@@ -67,16 +67,5 @@ func TestTheLackingLineSaysWhatTheFactsLack(t *testing.T) {
 	peered.Peers = map[string]bool{SiteA.Name: true}
 	if line := peered.Lacking(); line != "baton-site-b's CSI secret registers no peer site (no cross-site replication)" {
 		t.Errorf("one site unpeered: %q", line)
-	}
-}
-
-func TestSupportedStoriesAndTheLackingOnes(t *testing.T) {
-	for _, name := range []string{"wordpress/failover", "gitea/relocate", "gitea/protect"} {
-		if err := Supports(name); err != nil {
-			t.Errorf("%s: %v", name, err)
-		}
-	}
-	if err := Supports("gitea/drill"); err == nil || !strings.Contains(err.Error(), "not supported on the real bed") {
-		t.Errorf("drill: %v", err)
 	}
 }

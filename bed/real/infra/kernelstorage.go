@@ -1,4 +1,4 @@
-package real
+package infra
 
 import (
 	"context"

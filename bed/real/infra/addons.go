@@ -1,4 +1,4 @@
-package real
+package infra
 
 import (
 	"context"
@@ -36,7 +36,7 @@ const addonsStall = 20 * time.Second
 // stalls (addonsStall), so that the stall is the bring-up's, said once, and
 // not a scenario's first protection's.
 func (in *Infra) addonsConnected(ctx context.Context, c Cluster) (string, error) {
-	objects, err := in.objects(c)
+	objects, err := in.Objects(c)
 	if err != nil {
 		return "", err
 	}

@@ -1,11 +1,9 @@
-package real
+package infra
 
 import (
 	"context"
 	"fmt"
-	"io"
 	"net"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,8 +12,6 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/kind/pkg/cluster/nodes"
-	"sigs.k8s.io/kind/pkg/cluster/nodeutils"
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
 	"github.com/baton-dr/baton/deploy/chart"
@@ -46,7 +42,7 @@ func (in *Infra) values(ctx context.Context, c Cluster, image string, ca *bedCA,
 	if !ok {
 		return values, fmt.Errorf("image %q has no tag", image)
 	}
-	address, _, err := nodeContainer(ctx, c)
+	address, _, err := NodeContainer(ctx, c)
 	if err != nil {
 		return values, err
 	}
@@ -130,14 +126,14 @@ func (in *Infra) target(c Cluster) (chart.Target, error) {
 // the chart's release there with values, then waits until the site's
 // storage nodes are Ready and kubelet knows the driver on each.
 func (in *Infra) install(ctx context.Context, c Cluster, image string, values chart.Values) (string, error) {
-	if err := loadImage(ctx, c, image); err != nil {
+	if err := LoadImage(ctx, c, image); err != nil {
 		return "", err
 	}
 	t, err := in.target(c)
 	if err != nil {
 		return "", err
 	}
-	objects, err := in.objects(c)
+	objects, err := in.Objects(c)
 	if err != nil {
 		return "", err
 	}
@@ -207,55 +203,6 @@ func (in *Infra) installAwaitingHub(ctx context.Context, c Cluster, t chart.Targ
 	return fmt.Sprintf("release %s revision %d (%s), operator Available; its storage cluster awaits the hub", rel.Name, rel.Version, values.Image.Tag), nil
 }
 
-// loadImage puts the image into the containerd of every node of the
-// cluster, as kind load docker-image does (docker save streamed into the
-// node), unless the node has it already: a pod may run on any of them.
-func loadImage(ctx context.Context, c Cluster, image string) error {
-	list, err := clusterNodes(c)
-	if err != nil {
-		return err
-	}
-	id, err := docker(ctx, "image", "inspect", "--format", "{{.Id}}", image)
-	if err != nil {
-		return fmt.Errorf("the image %s is missing from the private dockerd (ci/realbed/baton-image.sh builds it)", image)
-	}
-	for _, n := range list {
-		if err := loadImageInto(ctx, c, n, image, id); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// loadImageInto loads the image, whose ID is id, into the node unless it
-// has it.
-func loadImageInto(ctx context.Context, c Cluster, n nodes.Node, image, id string) error {
-	if have, err := nodeutils.ImageID(n, image); err == nil && have == id {
-		return nil
-	}
-	save := exec.CommandContext(ctx, "docker", "save", image)
-	out, err := save.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	var stderr strings.Builder
-	save.Stderr = &stderr
-	if err := save.Start(); err != nil {
-		return err
-	}
-	loadErr := nodeutils.LoadImageArchive(n, out)
-	if loadErr != nil {
-		_, _ = io.Copy(io.Discard, out) // let docker save finish
-	}
-	if err := save.Wait(); err != nil {
-		return fmt.Errorf("%s: docker save %s: %w: %s", c.Name, image, err, strings.TrimSpace(stderr.String()))
-	}
-	if loadErr != nil {
-		return fmt.Errorf("%s: loading %s into its node %s: %w", c.Name, image, n, loadErr)
-	}
-	return nil
-}
-
 // siteReady waits until the site's storage cluster reports every storage
 // node the mode places Ready and kubelet has registered the CSI driver on
 // each of them (siteWaiting).
@@ -264,7 +211,7 @@ func (in *Infra) siteReady(ctx context.Context, c Cluster) error {
 	if err != nil {
 		return err
 	}
-	objects, err := in.objects(c)
+	objects, err := in.Objects(c)
 	if err != nil {
 		return err
 	}
@@ -426,7 +373,7 @@ func (in *Infra) registerPeers(ctx context.Context, image string, ca *bedCA) err
 				return "", err
 			}
 			if err := poll.Until(ctx, installLimit, func() (bool, string) {
-				doc, err := in.csiSecret(ctx, c)
+				doc, err := in.CSISecret(ctx, c)
 				if err != nil {
 					return false, err.Error()
 				}
@@ -455,7 +402,7 @@ func (in *Infra) registerPeers(ctx context.Context, image string, ca *bedCA) err
 // localEndpoint is the storage API endpoint the site's CSI secret names
 // for the site itself; "" when it has none yet.
 func (in *Infra) localEndpoint(ctx context.Context, c Cluster) string {
-	doc, err := in.csiSecret(ctx, c)
+	doc, err := in.CSISecret(ctx, c)
 	if err != nil {
 		return ""
 	}
@@ -469,7 +416,7 @@ func (in *Infra) localEndpoint(ctx context.Context, c Cluster) string {
 // peersOf are the peers the site's release lists now (none before its
 // first install): a redeployment keeps them.
 func (in *Infra) peersOf(ctx context.Context, c Cluster) []chart.Peer {
-	doc, err := in.csiSecret(ctx, c)
+	doc, err := in.CSISecret(ctx, c)
 	if err != nil {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package real
+package infra
 
 import (
 	"context"
@@ -82,7 +82,7 @@ func storageClusterID(ctx context.Context, objects client.Reader, c Cluster) (ch
 
 // StorageClusterID reads the UUID of the storage cluster the site runs.
 func (in *Infra) StorageClusterID(ctx context.Context, c Cluster) (chain.ClusterID, error) {
-	objects, err := in.objects(c)
+	objects, err := in.Objects(c)
 	if err != nil {
 		return "", err
 	}

@@ -1,4 +1,4 @@
-package real
+package infra
 
 import (
 	"fmt"
@@ -149,3 +149,7 @@ func (p Paths) DockerSocket() string { return filepath.Join(p.Cache, "dockerd", 
 func (p Paths) AddonsSocket(cluster string) string {
 	return filepath.Join(p.SiteState(cluster), cluster, "csi-controller", "addons.sock")
 }
+
+// AppImages is the file ci/realbed/apps/images.sh writes its name=image
+// lines to.
+func (p Paths) AppImages() string { return filepath.Join(p.Cache, "apps", "images.txt") }

@@ -1,4 +1,4 @@
-package real
+package infra
 
 import (
 	"context"
@@ -22,7 +22,7 @@ import (
 // The tests that read a cluster share one real kube-apiserver with baton's
 // CRDs; each uses namespaces of its own.
 var server = controlplanetest.Shared{
-	CRDs:  func() ([]string, error) { return []string{"../../deploy/crds"}, nil },
+	CRDs:  func() ([]string, error) { return []string{"../../../deploy/crds"}, nil },
 	Kinds: []func(*runtime.Scheme) error{v1.AddToScheme},
 }
 

@@ -1,4 +1,4 @@
-package real
+package infra
 
 import (
 	"bytes"
@@ -38,14 +38,6 @@ func checkDockerd(ctx context.Context) error {
 	if _, err := docker(ctx, "version", "--format", "{{.Server.Version}}"); err != nil {
 		return fmt.Errorf("the private dockerd (DOCKER_HOST=%s) does not answer; ci/realbed/dockerd.sh start starts it: %w",
 			os.Getenv("DOCKER_HOST"), err)
-	}
-	return nil
-}
-
-// checkImage says which image is missing and what builds it.
-func checkImage(ctx context.Context, image, builder string) error {
-	if _, err := docker(ctx, "image", "inspect", "--format", "{{.Id}}", image); err != nil {
-		return fmt.Errorf("the image %s is missing from the private dockerd (%s builds it)", image, builder)
 	}
 	return nil
 }

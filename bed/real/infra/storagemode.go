@@ -1,4 +1,4 @@
-package real
+package infra
 
 import (
 	"bufio"
@@ -283,9 +283,9 @@ func (mode StorageMode) StorageNodes(c Cluster) []string {
 	return []string{c.Node()}
 }
 
-// nodeNames are the names of the cluster's kind nodes (kindNodes): its
+// NodeNames are the names of the cluster's kind nodes (kindNodes): its
 // control plane, then a zfs-drbd site's storage workers.
-func (mode StorageMode) nodeNames(c Cluster) []string {
+func (mode StorageMode) NodeNames(c Cluster) []string {
 	if mode != StorageZFSDRBD {
 		return []string{c.Node()}
 	}

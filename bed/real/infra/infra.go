@@ -1,4 +1,4 @@
-package real
+package infra
 
 import (
 	"context"
@@ -16,7 +16,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/baton-dr/baton/bed/real/infra"
 	"github.com/baton-dr/baton/internal/poll"
 	"github.com/baton-dr/baton/internal/steplog"
 )
@@ -33,8 +32,8 @@ type Infra struct {
 	progress *steplog.Log
 }
 
-// NewInfra is the bed's infrastructure under paths, logging to log.
-func NewInfra(paths Paths, log io.Writer) (*Infra, error) {
+// New is the bed's infrastructure under paths, logging to log.
+func New(paths Paths, log io.Writer) (*Infra, error) {
 	if os.Geteuid() != 0 {
 		return nil, errors.New("the real bed needs root: the private dockerd, loop devices, the host's firewall")
 	}
@@ -233,7 +232,7 @@ func (in *Infra) Down(ctx context.Context) error {
 			return "", err
 		}
 		n := 0
-		err := infra.ReleaseDevices(ctx, scratch, SiteNames(), func(format string, args ...any) {
+		err := ReleaseDevices(ctx, scratch, SiteNames(), func(format string, args ...any) {
 			n++
 			in.Printf(format, args...)
 		})
