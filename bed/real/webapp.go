@@ -237,10 +237,8 @@ func (w *webApp) url(s *site) string { return fmt.Sprintf("http://%s:%d", s.node
 // answers.
 func (b *Bed) deployWeb(ctx context.Context, w *webApp, s *site) error {
 	if !w.loaded[s.Site] {
-		for _, image := range w.images {
-			if err := infra.LoadImage(ctx, s.Cluster, image); err != nil {
-				return fmt.Errorf("%s: %w (ci/realbed/apps/images.sh builds the application images)", s.Name, err)
-			}
+		if _, err := infra.LoadImages(ctx, s.Cluster, w.images...); err != nil {
+			return fmt.Errorf("%s: %w", s.Name, err)
 		}
 		w.loaded[s.Site] = true
 	}

@@ -19,32 +19,41 @@ func checkImage(ctx context.Context, image, builder string) error {
 	return nil
 }
 
-// LoadImage puts the image into the containerd of every node of the
+// LoadImages puts the images into the containerd of every node of the
 // cluster, as kind load docker-image does (docker save streamed into the
-// node), unless the node has it already: a pod may run on any of them.
-func LoadImage(ctx context.Context, c Cluster, image string) error {
+// node), unless the node has it already: a pod may run on any of them. It
+// says how many it loaded and how many the nodes had (the bed's tags are
+// content hashes).
+func LoadImages(ctx context.Context, c Cluster, images ...string) (string, error) {
 	list, err := ClusterNodes(c)
 	if err != nil {
-		return err
+		return "", err
 	}
-	id, err := docker(ctx, "image", "inspect", "--format", "{{.Id}}", image)
-	if err != nil {
-		return fmt.Errorf("the image %s is missing from the private dockerd (ci/realbed/baton-image.sh builds it)", image)
-	}
-	for _, n := range list {
-		if err := loadImageInto(ctx, c, n, image, id); err != nil {
-			return err
+	loaded, kept := 0, 0
+	for _, image := range images {
+		id, err := docker(ctx, "image", "inspect", "--format", "{{.Id}}", image)
+		if err != nil {
+			return "", fmt.Errorf("the image %s is missing from the private dockerd (%s)", image, imageBuilders)
+		}
+		for _, n := range list {
+			if have, err := nodeutils.ImageID(n, image); err == nil && have == id {
+				kept++
+				continue
+			}
+			if err := loadImageInto(ctx, c, n, image); err != nil {
+				return "", err
+			}
+			loaded++
 		}
 	}
-	return nil
+	return fmt.Sprintf("%d loaded, %d there already", loaded, kept), nil
 }
 
-// loadImageInto loads the image, whose ID is id, into the node unless it
-// has it.
-func loadImageInto(ctx context.Context, c Cluster, n nodes.Node, image, id string) error {
-	if have, err := nodeutils.ImageID(n, image); err == nil && have == id {
-		return nil
-	}
+// imageBuilders say what builds the images the bed loads.
+const imageBuilders = "make images builds baton's, ci/realbed/ocm-image.sh OCM's, ci/realbed/apps/images.sh the applications'"
+
+// loadImageInto loads the image into the node.
+func loadImageInto(ctx context.Context, c Cluster, n nodes.Node, image string) error {
 	save := exec.CommandContext(ctx, "docker", "save", image)
 	out, err := save.StdoutPipe()
 	if err != nil {

@@ -28,7 +28,9 @@ type Infra struct {
 	Storage StorageMode
 	// OCM: the hub deploys HubDeployed's storage through OCM (OCMEnv);
 	// false has the chart make both sites' storage clusters.
-	OCM      bool
+	OCM bool
+	// log receives the progress: the bring-up's and OCM's (ocm.NewProgress).
+	log      io.Writer
 	progress *steplog.Log
 }
 
@@ -44,7 +46,7 @@ func New(paths Paths, log io.Writer) (*Infra, error) {
 	if err := useDockerd(paths); err != nil {
 		return nil, err
 	}
-	return &Infra{Paths: paths, Storage: storage, OCM: OCMFromEnv(), progress: steplog.New(log, "realbed")}, nil
+	return &Infra{Paths: paths, Storage: storage, OCM: OCMFromEnv(), log: log, progress: steplog.New(log, "realbed")}, nil
 }
 
 // Printf prints one line of progress with the time since the start.

@@ -126,7 +126,7 @@ func (in *Infra) target(c Cluster) (chart.Target, error) {
 // the chart's release there with values, then waits until the site's
 // storage nodes are Ready and kubelet knows the driver on each.
 func (in *Infra) install(ctx context.Context, c Cluster, image string, values chart.Values) (string, error) {
-	if err := LoadImage(ctx, c, image); err != nil {
+	if _, err := LoadImages(ctx, c, image); err != nil {
 		return "", err
 	}
 	t, err := in.target(c)

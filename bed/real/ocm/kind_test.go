@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math/big"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -111,11 +112,13 @@ func TestOCMDeploysASitesStorageOnKind(t *testing.T) {
 	hubC := createCluster(t, p, hubCluster, work)
 	siteC := createCluster(t, p, siteCluster, work)
 	for _, c := range []ocm.Cluster{hubC, siteC} {
-		if err := p.Step(c.Name+": images", func() (string, error) { return ocm.LoadImages(ctx, c.Name, images.OCM, images.Baton) }); err != nil {
+		if err := p.Step(c.Name+": images", func() (string, error) {
+			return infra.LoadImages(ctx, infra.Cluster{Name: c.Name}, images.OCM, images.Baton)
+		}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	siteAddress, err := ocm.NodeAddress(ctx, testSite+"-control-plane", kindNetwork)
+	siteAddress, err := nodeAddress(ctx, testSite+"-control-plane", kindNetwork)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +140,7 @@ func TestOCMDeploysASitesStorageOnKind(t *testing.T) {
 	if err := d.Until(ctx, v1.StorageSiteDeploymentPending, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	hubAddress, err := ocm.NodeAddress(ctx, testHub+"-control-plane", kindNetwork)
+	hubAddress, err := nodeAddress(ctx, testHub+"-control-plane", kindNetwork)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -483,3 +486,16 @@ func (l logTo) V(kindlog.Level) kindlog.InfoLogger { return l }
 func (l logTo) Info(message string)                { l.Warn(message) }
 func (l logTo) Infof(format string, args ...any)   { l.Warnf(format, args...) }
 func (l logTo) Enabled() bool                      { return true }
+
+// nodeAddress is a kind node's address on a docker network: where the
+// other clusters on that network reach its API server (port 6443), which
+// kubeadm's serving certificate names.
+func nodeAddress(ctx context.Context, node, network string) (string, error) {
+	out, err := exec.CommandContext(ctx, "docker", "inspect", "--format",
+		"{{with index .NetworkSettings.Networks \""+network+"\"}}{{.IPAddress}}{{end}}", node).Output()
+	address := strings.TrimSpace(string(out))
+	if err != nil || address == "" {
+		return "", fmt.Errorf("the node %s has no address on the docker network %s (%v)", node, network, err)
+	}
+	return address, nil
+}
