@@ -28,13 +28,16 @@ ranges, on the docker network baton-realbed.`,
 	}
 	realbed.PersistentFlags().String("storage", "",
 		"the sites' storage: btrfs (one node per site) or zfs-drbd (two storage nodes per site, DRBD between them; the host kernel needs zfs and DRBD 9); default $"+infra.StorageEnv+", else btrfs")
+	up := infraCommand("up", "check the host, then create the bed's clusters (existing ones are kept) and wait until they are Ready; "+
+		"a failure takes away what it made", cobra.NoArgs,
+		func(_ *cobra.Command, in *infra.Infra, _ []string) error {
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return in.Up(ctx)
+		})
+	up.Flags().Bool("retain", false, "keep what a failed bring-up made, for inspection (default $"+infra.RetainEnv+"=1); make realbed-down takes it away")
 	realbed.AddCommand(
-		infraCommand("up", "check the host, then create the bed's clusters (existing ones are kept) and wait until they are Ready", cobra.NoArgs,
-			func(_ *cobra.Command, in *infra.Infra, _ []string) error {
-				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-				defer stop()
-				return in.Up(ctx)
-			}),
+		up,
 		infraCommand("down", "delete the bed's clusters and network, release every loop device its sites attached; exit 1 naming what is left", cobra.NoArgs,
 			func(_ *cobra.Command, in *infra.Infra, _ []string) error {
 				return in.Down(context.Background())
@@ -107,6 +110,9 @@ func newInfra(cmd *cobra.Command) (*infra.Infra, error) {
 		if in.Storage, err = infra.ParseStorageMode(flag.Value.String()); err != nil {
 			return nil, fmt.Errorf("--storage: %w", err)
 		}
+	}
+	if flag := cmd.Flags().Lookup("retain"); flag != nil && flag.Changed {
+		in.Retain = flag.Value.String() == "true"
 	}
 	return in, nil
 }

@@ -43,19 +43,19 @@ func checkDockerd(ctx context.Context) error {
 }
 
 // ensureNetwork makes the bed's docker network on KindSubnet with a bridge
-// of a fixed name, or checks the one there is.
-func ensureNetwork(ctx context.Context) error {
+// of a fixed name, or checks the one there is; made says it made it now.
+func ensureNetwork(ctx context.Context) (made bool, err error) {
 	subnet, err := docker(ctx, "network", "inspect", "--format", "{{range .IPAM.Config}}{{.Subnet}} {{end}}", KindNetwork)
 	if err == nil {
 		if !strings.Contains(" "+subnet+" ", " "+KindSubnet.String()+" ") {
-			return fmt.Errorf("the docker network %s is on %s, not the bed's %s: make realbed-down removes it", KindNetwork, subnet, KindSubnet)
+			return false, fmt.Errorf("the docker network %s is on %s, not the bed's %s: make realbed-down removes it", KindNetwork, subnet, KindSubnet)
 		}
-		return nil
+		return false, nil
 	}
 	_, err = docker(ctx, "network", "create", "--driver", "bridge", "--subnet", KindSubnet.String(),
 		"--opt", "com.docker.network.bridge.enable_ip_masquerade=true",
 		"--opt", "com.docker.network.bridge.name="+KindBridge, KindNetwork)
-	return err
+	return err == nil, err
 }
 
 // removeNetwork removes the bed's docker network once no container is on
@@ -85,11 +85,14 @@ func iptables(ctx context.Context, op string) error {
 	return nil
 }
 
-func ensureForwardRule(ctx context.Context) error {
+// ensureForwardRule inserts the rule unless the chain has it; inserted
+// says it did now.
+func ensureForwardRule(ctx context.Context) (inserted bool, err error) {
 	if iptables(ctx, "-C") == nil {
-		return nil
+		return false, nil
 	}
-	return iptables(ctx, "-I")
+	err = iptables(ctx, "-I")
+	return err == nil, err
 }
 
 // removeForwardRule deletes every copy of the rule.

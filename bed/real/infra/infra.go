@@ -29,6 +29,9 @@ type Infra struct {
 	// OCM: the hub deploys HubDeployed's storage through OCM (OCMEnv);
 	// false has the chart make both sites' storage clusters.
 	OCM bool
+	// Retain keeps what a failed bring-up made, for inspection (RetainEnv
+	// by default); Up takes it away otherwise.
+	Retain bool
 	// log receives the progress: the bring-up's and OCM's (ocm.NewProgress).
 	log      io.Writer
 	progress *steplog.Log
@@ -46,7 +49,7 @@ func New(paths Paths, log io.Writer) (*Infra, error) {
 	if err := useDockerd(paths); err != nil {
 		return nil, err
 	}
-	return &Infra{Paths: paths, Storage: storage, OCM: OCMFromEnv(), log: log, progress: steplog.New(log, "realbed")}, nil
+	return &Infra{Paths: paths, Storage: storage, OCM: OCMFromEnv(), Retain: RetainFromEnv(), log: log, progress: steplog.New(log, "realbed")}, nil
 }
 
 // Printf prints one line of progress with the time since the start.
@@ -54,54 +57,6 @@ func (in *Infra) Printf(format string, args ...any) { in.progress.Printf(format,
 
 // phase runs one phase and prints how long it took, or how it failed.
 func (in *Infra) phase(name string, f func() (string, error)) error { return in.progress.Step(name, f) }
-
-// Up brings up the bed's clusters: it checks the host's addressing, the
-// private dockerd and the node image first, then makes the network and
-// the clusters, all at once (an existing one is kept), and returns once
-// every cluster answers and its system pods are Ready.
-func (in *Infra) Up(ctx context.Context) error {
-	// Before anything is made: a kernel that cannot run the mode is named.
-	if err := in.phase("storage mode "+string(in.Storage), func() (string, error) { return in.Storage.Preflight(HostKernel()) }); err != nil {
-		return err
-	}
-	steps := []struct {
-		name string
-		f    func() (string, error)
-	}{
-		{"address ranges", func() (string, error) { return "no clash with the host's routes", CheckAddressing() }},
-		{"private dockerd", func() (string, error) { return os.Getenv("DOCKER_HOST"), checkDockerd(ctx) }},
-		{"inotify limits", raiseInotifyLimits},
-		{"node image", func() (string, error) { return NodeImage, checkImage(ctx, NodeImage, "ci/realbed/images.sh") }},
-		{"network", func() (string, error) {
-			if err := ensureNetwork(ctx); err != nil {
-				return "", err
-			}
-			return KindNetwork + " on " + KindSubnet.String() + ", bridge " + KindBridge, ensureForwardRule(ctx)
-		}},
-	}
-	if err := os.MkdirAll(in.Paths.Run(), 0o755); err != nil {
-		return err
-	}
-	for _, s := range steps {
-		if err := in.phase(s.name, s.f); err != nil {
-			return err
-		}
-	}
-	// The clusters at once: most of a cluster's creation is waiting (its
-	// node booting, kubeadm's phases), which overlaps.
-	return in.each(Clusters(), func(c Cluster) error {
-		if err := in.phase(c.Name, func() (string, error) {
-			created, err := createCluster(c, in.Paths, in.Storage)
-			if !created {
-				return "exists", err
-			}
-			return fmt.Sprintf("created (pods %s, services %s)", c.PodSubnet, c.ServiceSubnet), err
-		}); err != nil {
-			return err
-		}
-		return in.phase(c.Name+" ready", func() (string, error) { return "", in.ready(ctx, c) })
-	})
-}
 
 // Client is a clientset of the cluster from its kubeconfig.
 func (in *Infra) Client(c Cluster) (*kubernetes.Clientset, string, error) {

@@ -90,8 +90,11 @@ func provider(w io.Writer) *cluster.Provider {
 }
 
 // createCluster creates the cluster unless it exists, and writes its
-// kubeconfig either way. created says whether it was made now.
-func createCluster(c Cluster, paths Paths, mode StorageMode) (created bool, err error) {
+// kubeconfig either way. created says that it did not exist and kind was
+// asked to make it: a creation that fails leaves nothing unless retain
+// (kind deletes what it made), and with retain the failed cluster's nodes
+// stay, for inspection.
+func createCluster(c Cluster, paths Paths, mode StorageMode, retain bool) (created bool, err error) {
 	logFile, err := os.Create(filepath.Join(paths.Run(), c.Name+".create.log"))
 	if err != nil {
 		return false, err
@@ -127,9 +130,9 @@ func createCluster(c Cluster, paths Paths, mode StorageMode) (created bool, err 
 	}
 	err = p.Create(c.Name, cluster.CreateWithV1Alpha4Config(kindConfig(c, paths, mode)), cluster.CreateWithNodeImage(NodeImage),
 		cluster.CreateWithWaitForReady(5*time.Minute), cluster.CreateWithKubeconfigPath(paths.Kubeconfig(c.Name)),
-		cluster.CreateWithDisplayUsage(false), cluster.CreateWithDisplaySalutation(false))
+		cluster.CreateWithDisplayUsage(false), cluster.CreateWithDisplaySalutation(false), cluster.CreateWithRetain(retain))
 	if err != nil {
-		return false, fmt.Errorf("kind: creating %s: %w (its log: %s)", c.Name, err, logFile.Name())
+		return true, fmt.Errorf("kind: creating %s: %w (its log: %s)", c.Name, err, logFile.Name())
 	}
 	return true, mode.routePods(p, c)
 }
