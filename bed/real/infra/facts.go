@@ -30,8 +30,9 @@ type Facts struct {
 	CSIAddons map[string]bool
 	// Peers: each site's CSI secret registers the other site (local=false).
 	Peers map[string]bool
-	// Scenarios the real bed does not run, with why (Supports), in one
-	// line: the caller's, which knows the catalogue.
+	// Scenarios the real bed does not run, with why, in one line: the
+	// caller's, which knows the catalogue and asks the bed (bed.Can, and
+	// the stories it declines).
 	Scenarios string
 }
 
