@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/baton-dr/baton/reports"
@@ -270,4 +271,18 @@ func Can[C any](b Bed, what string) (C, error) {
 		return c, fmt.Errorf("%s: %w (the %s bed)", what, ErrNotSupported, b.Name())
 	}
 	return c, nil
+}
+
+// Declined are the stories (the part of a scenario's name after the slash)
+// a bed does not tell although it has every capability they call, each
+// with why: what a story calls and a bed lacks, Can says.
+type Declined map[string]string
+
+// Of says why the scenario's story is declined; nil when it is told.
+func (d Declined) Of(scenario string) error {
+	_, story, _ := strings.Cut(scenario, "/")
+	if why, ok := d[story]; ok {
+		return fmt.Errorf("%s: %s", scenario, why)
+	}
+	return nil
 }

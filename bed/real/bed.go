@@ -18,6 +18,7 @@ import (
 	"github.com/baton-dr/baton/bed"
 	"github.com/baton-dr/baton/bed/apps"
 	"github.com/baton-dr/baton/bed/ramen"
+	"github.com/baton-dr/baton/bed/real/infra"
 	sitecontroller "github.com/baton-dr/baton/controllers/site"
 	"github.com/baton-dr/baton/internal/syncio"
 	"github.com/baton-dr/baton/reports"
@@ -72,7 +73,7 @@ func (o Options) wall(d time.Duration) time.Duration { return time.Duration(floa
 // It is not safe for concurrent use.
 type Bed struct {
 	options Options
-	infra   *Infra
+	infra   *infra.Infra
 	started time.Time
 	sites   []*site
 	run     string // names the run's namespaces and its chaos table
@@ -112,7 +113,7 @@ var (
 
 // site is one site of the bed as the scenario reaches it.
 type site struct {
-	Cluster
+	infra.Cluster
 	// ID is the site's storage cluster's UUID, read from the site.
 	ID      chain.ClusterID
 	client  kubernetes.Interface
@@ -125,8 +126,8 @@ type site struct {
 // New attaches to the running bed: it checks that baton runs in both sites
 // with each registered as the other's peer and csi-addons' replication API
 // there, and that no partition is left over from a crashed run.
-func New(infra *Infra, options Options) (b *Bed, err error) {
-	b = &Bed{options: options.withDefaults(), infra: infra, started: time.Now(), held: map[string]*app{},
+func New(in *infra.Infra, options Options) (b *Bed, err error) {
+	b = &Bed{options: options.withDefaults(), infra: in, started: time.Now(), held: map[string]*app{},
 		checker: chain.NewChecker(), shippedAt: map[chain.Ref]time.Time{}, run: newRun()}
 	b.partitions = &bed.Partitions{Sites: b.Sites(), Apply: b.applyCuts, Event: b.event, Violate: b.violate}
 	b.Partitioner = b.partitions
@@ -142,7 +143,7 @@ func New(infra *Infra, options Options) (b *Bed, err error) {
 		}
 	}()
 	ctx := context.Background()
-	for _, c := range Sites() {
+	for _, c := range infra.Sites() {
 		s, err := b.attach(ctx, c)
 		if err != nil {
 			return b, err
@@ -152,11 +153,11 @@ func New(infra *Infra, options Options) (b *Bed, err error) {
 	if err := b.leftoverPartitions(ctx); err != nil {
 		return b, err
 	}
-	b.event("", reports.EventAction, "attached to the real bed (%s)", strings.Join(SiteNames(), ", "))
+	b.event("", reports.EventAction, "attached to the real bed (%s)", strings.Join(infra.SiteNames(), ", "))
 	return b, nil
 }
 
-func (b *Bed) attach(ctx context.Context, c Cluster) (*site, error) {
+func (b *Bed) attach(ctx context.Context, c infra.Cluster) (*site, error) {
 	clientset, host, err := b.infra.Client(c)
 	if err != nil {
 		return nil, err
@@ -167,7 +168,7 @@ func (b *Bed) attach(ctx context.Context, c Cluster) (*site, error) {
 	if _, err := clientset.AppsV1().Deployments("baton-system").Get(ctx, "baton-controller", metav1.GetOptions{}); err != nil {
 		return nil, fmt.Errorf("%s: baton is not deployed there (make realbed deploys it): %w", c.Name, err)
 	}
-	doc, err := b.infra.csiSecret(ctx, c)
+	doc, err := b.infra.CSISecret(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -175,10 +176,10 @@ func (b *Bed) attach(ctx context.Context, c Cluster) (*site, error) {
 		return nil, fmt.Errorf("%s: its CSI secret registers no peer site (batonctl realbed deploy registers them)", c.Name)
 	}
 	s := &site{Cluster: c, client: clientset}
-	if s.objects, err = b.infra.objects(c); err != nil {
+	if s.objects, err = b.infra.Objects(c); err != nil {
 		return nil, err
 	}
-	if s.ID, err = storageClusterID(ctx, s.objects, c); err != nil {
+	if s.ID, err = b.infra.StorageClusterID(ctx, c); err != nil {
 		return nil, err
 	}
 	class := &unstructured.Unstructured{}
@@ -190,7 +191,7 @@ func (b *Bed) attach(ctx context.Context, c Cluster) (*site, error) {
 	if s.store, err = b.infra.Store(ctx, c); err != nil {
 		return nil, err
 	}
-	if s.nodeIP, s.nodePID, err = nodeContainer(ctx, c); err != nil {
+	if s.nodeIP, s.nodePID, err = infra.NodeContainer(ctx, c); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -248,7 +249,7 @@ func (b *Bed) ReplicationInterval() (time.Duration, error) {
 }
 
 // Sites are the two sites' scenario names.
-func (b *Bed) Sites() []string { return []string{SiteA.Site, SiteB.Site} }
+func (b *Bed) Sites() []string { return []string{infra.SiteA.Site, infra.SiteB.Site} }
 
 // Now is the wall clock.
 func (b *Bed) Now() time.Time { return time.Now() }

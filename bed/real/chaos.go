@@ -9,6 +9,8 @@ import (
 
 	chaosv1alpha1 "github.com/chaos-mesh/chaos-mesh/api/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/baton-dr/baton/bed/real/infra"
 )
 
 // partitionChaos describes a cut of from's nodes (fromNodes, by name) from
@@ -18,7 +20,7 @@ import (
 // named for the two clusters, however many nodes they have. The same
 // object, applied to a cluster running chaos-mesh, partitions its pods on
 // those nodes the same way.
-func partitionChaos(from, to Cluster, fromNodes, toAddresses []string, bothWays bool) chaosv1alpha1.NetworkChaos {
+func partitionChaos(from, to infra.Cluster, fromNodes, toAddresses []string, bothWays bool) chaosv1alpha1.NetworkChaos {
 	direction := chaosv1alpha1.To
 	if bothWays {
 		direction = chaosv1alpha1.Both
@@ -41,8 +43,8 @@ func partitionChaos(from, to Cluster, fromNodes, toAddresses []string, bothWays 
 // workers.
 func bedNodeNames() []string {
 	var out []string
-	for _, c := range Clusters() {
-		out = append(out, StorageZFSDRBD.nodeNames(c)...)
+	for _, c := range infra.Clusters() {
+		out = append(out, infra.StorageZFSDRBD.NodeNames(c)...)
 	}
 	return out
 }

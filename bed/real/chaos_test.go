@@ -12,19 +12,20 @@ import (
 	chaosv1alpha1 "github.com/chaos-mesh/chaos-mesh/api/v1alpha1"
 
 	"github.com/baton-dr/baton/bed"
+	"github.com/baton-dr/baton/bed/real/infra"
 )
 
 func TestAPartitionIsANetworkChaosTheNodesTableDrops(t *testing.T) {
-	oneWay := partitionChaos(SiteA, SiteB, []string{SiteA.Node()}, []string{"10.250.0.3"}, false)
+	oneWay := partitionChaos(infra.SiteA, infra.SiteB, []string{infra.SiteA.Node()}, []string{"10.250.0.3"}, false)
 	if oneWay.Spec.Action != chaosv1alpha1.PartitionAction || oneWay.Spec.Direction != chaosv1alpha1.To ||
 		oneWay.Spec.Selector.Nodes[0] != "baton-site-a-control-plane" || oneWay.Spec.ExternalTargets[0] != "10.250.0.3" {
 		t.Fatalf("one-way partition: %+v", oneWay.Spec)
 	}
 	nodes, rules, err := nftRules(oneWay)
-	if err != nil || len(nodes) != 1 || nodes[0] != SiteA.Node() || len(rules) != 1 || rules[0].ingress || rules[0].lossPercent != 100 {
+	if err != nil || len(nodes) != 1 || nodes[0] != infra.SiteA.Node() || len(rules) != 1 || rules[0].ingress || rules[0].lossPercent != 100 {
 		t.Fatalf("one way: nodes %v rules %+v err %v", nodes, rules, err)
 	}
-	_, rules, err = nftRules(partitionChaos(SiteA, Hub, []string{SiteA.Node()}, []string{"10.250.0.2"}, true))
+	_, rules, err = nftRules(partitionChaos(infra.SiteA, infra.Hub, []string{infra.SiteA.Node()}, []string{"10.250.0.2"}, true))
 	if err != nil || len(rules) != 2 || rules[0].ingress == rules[1].ingress {
 		t.Fatalf("both ways: rules %+v err %v", rules, err)
 	}
@@ -40,7 +41,7 @@ func TestAPartitionIsANetworkChaosTheNodesTableDrops(t *testing.T) {
 }
 
 func TestLossIsAShareOfDropsAndDelayIsRefused(t *testing.T) {
-	loss := partitionChaos(SiteB, SiteA, []string{SiteB.Node()}, []string{"10.250.0.4"}, false)
+	loss := partitionChaos(infra.SiteB, infra.SiteA, []string{infra.SiteB.Node()}, []string{"10.250.0.4"}, false)
 	loss.Spec.Action = chaosv1alpha1.LossAction
 	loss.Spec.Loss = &chaosv1alpha1.LossSpec{Loss: "25"}
 	_, rules, err := nftRules(loss)
@@ -52,12 +53,12 @@ func TestLossIsAShareOfDropsAndDelayIsRefused(t *testing.T) {
 	if _, _, err := nftRules(delay); err == nil || !strings.Contains(err.Error(), "netem") {
 		t.Errorf("delay: %v", err)
 	}
-	elsewhere := partitionChaos(SiteA, SiteB, []string{SiteA.Node()}, []string{"10.250.0.3"}, false)
+	elsewhere := partitionChaos(infra.SiteA, infra.SiteB, []string{infra.SiteA.Node()}, []string{"10.250.0.3"}, false)
 	elsewhere.Spec.Selector.Nodes = []string{"someone-elses-node"}
 	if _, _, err := nftRules(elsewhere); err == nil {
 		t.Error("a node that is not the bed's was accepted")
 	}
-	named := partitionChaos(SiteA, SiteB, []string{SiteA.Node()}, []string{"baton-site-b"}, false)
+	named := partitionChaos(infra.SiteA, infra.SiteB, []string{infra.SiteA.Node()}, []string{"baton-site-b"}, false)
 	if _, _, err := nftRules(named); err == nil {
 		t.Error("a target that is not an address was accepted")
 	}
@@ -69,8 +70,8 @@ func TestTheTableIsValidNftables(t *testing.T) {
 	if _, err := exec.LookPath("nft"); err != nil || os.Geteuid() != 0 {
 		t.Skip("needs nft and root")
 	}
-	_, both, _ := nftRules(partitionChaos(SiteA, SiteB, []string{SiteA.Node()}, []string{"10.250.0.3"}, true))
-	loss := partitionChaos(SiteA, Hub, []string{SiteA.Node()}, []string{"10.250.0.2"}, false)
+	_, both, _ := nftRules(partitionChaos(infra.SiteA, infra.SiteB, []string{infra.SiteA.Node()}, []string{"10.250.0.3"}, true))
+	loss := partitionChaos(infra.SiteA, infra.Hub, []string{infra.SiteA.Node()}, []string{"10.250.0.2"}, false)
 	loss.Spec.Action, loss.Spec.Loss = chaosv1alpha1.LossAction, &chaosv1alpha1.LossSpec{Loss: "30"}
 	_, lossy, _ := nftRules(loss)
 	cmd := exec.Command("nft", "--check", "-f", "-")
@@ -90,7 +91,7 @@ func TestTheCutsAreOneObjectAPathOrOneBothWays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []chaosCut{{from: Hub, to: SiteB}, {from: SiteA, to: Hub, bothWays: true}, {from: SiteA, to: SiteB, bothWays: true}}
+	want := []chaosCut{{from: infra.Hub, to: infra.SiteB}, {from: infra.SiteA, to: infra.Hub, bothWays: true}, {from: infra.SiteA, to: infra.SiteB, bothWays: true}}
 	if len(got) != len(want) {
 		t.Fatalf("cuts %+v, want %+v", got, want)
 	}
@@ -106,11 +107,11 @@ func TestTheCutsAreOneObjectAPathOrOneBothWays(t *testing.T) {
 
 // bedTopology is the bed's nodes in the mode, each with an address of its
 // own (10.250.0.2 onwards, the hub's first), as addressedNodes reads them.
-func bedTopology(mode StorageMode) map[string][]nodeAddress {
+func bedTopology(mode infra.StorageMode) map[string][]nodeAddress {
 	out := map[string][]nodeAddress{}
 	host := 2
-	for _, c := range Clusters() {
-		for _, name := range mode.nodeNames(c) {
+	for _, c := range infra.Clusters() {
+		for _, name := range mode.NodeNames(c) {
 			out[c.Name] = append(out[c.Name], nodeAddress{name: name, address: fmt.Sprintf("10.250.0.%d", host)})
 			host++
 		}
@@ -126,13 +127,13 @@ func TestABtrfsCutIsOneNodeFromOneAddress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	objects, err := cutObjects(cuts, bedTopology(StorageBtrfs))
+	objects, err := cutObjects(cuts, bedTopology(infra.StorageBtrfs))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []chaosv1alpha1.NetworkChaos{
-		partitionChaos(Hub, SiteB, []string{"baton-hub-control-plane"}, []string{"10.250.0.4"}, false),
-		partitionChaos(SiteA, SiteB, []string{"baton-site-a-control-plane"}, []string{"10.250.0.4"}, true),
+		partitionChaos(infra.Hub, infra.SiteB, []string{"baton-hub-control-plane"}, []string{"10.250.0.4"}, false),
+		partitionChaos(infra.SiteA, infra.SiteB, []string{"baton-site-a-control-plane"}, []string{"10.250.0.4"}, true),
 	}
 	if !reflect.DeepEqual(objects, want) {
 		t.Fatalf("objects %+v, want %+v", objects, want)
@@ -147,7 +148,7 @@ func TestABtrfsCutIsOneNodeFromOneAddress(t *testing.T) {
 // of site B's three addresses, and nothing inside a site (DRBD's own
 // traffic between a site's storage nodes) or to the hub.
 func TestAZFSDRBDCutHoldsEveryNodeOfBothSites(t *testing.T) {
-	topology := bedTopology(StorageZFSDRBD)
+	topology := bedTopology(infra.StorageZFSDRBD)
 	cuts, err := chaosCuts([]bed.Path{{From: "site-a", To: "site-b"}, {From: "site-b", To: "site-a"}})
 	if err != nil {
 		t.Fatal(err)
@@ -157,11 +158,11 @@ func TestAZFSDRBDCutHoldsEveryNodeOfBothSites(t *testing.T) {
 		t.Fatalf("objects %+v, err %v", objects, err)
 	}
 	spec := objects[0].Spec
-	if !slices.Equal(spec.Selector.Nodes, StorageZFSDRBD.nodeNames(SiteA)) || len(spec.ExternalTargets) != 3 {
+	if !slices.Equal(spec.Selector.Nodes, infra.StorageZFSDRBD.NodeNames(infra.SiteA)) || len(spec.ExternalTargets) != 3 {
 		t.Fatalf("selects %v, targets %v", spec.Selector.Nodes, spec.ExternalTargets)
 	}
 	var names []string
-	for _, c := range Clusters() {
+	for _, c := range infra.Clusters() {
 		for _, n := range topology[c.Name] {
 			names = append(names, n.name)
 		}
@@ -170,30 +171,30 @@ func TestAZFSDRBDCutHoldsEveryNodeOfBothSites(t *testing.T) {
 	if err != nil || len(tables) != 7 {
 		t.Fatalf("%d tables, err %v", len(tables), err)
 	}
-	for _, c := range Clusters() {
+	for _, c := range infra.Clusters() {
 		for _, n := range topology[c.Name] {
 			table := tables[n.name]
-			if c.Name != SiteA.Name {
+			if c.Name != infra.SiteA.Name {
 				if table != chaosRules(testTable, nil) {
 					t.Errorf("%s holds rules:\n%s", n.name, table)
 				}
 				continue
 			}
-			for _, other := range topology[SiteB.Name] {
+			for _, other := range topology[infra.SiteB.Name] {
 				for _, want := range []string{"ip daddr " + other.address + " counter drop", "ip saddr " + other.address + " counter drop"} {
 					if !strings.Contains(table, want) {
 						t.Errorf("%s lacks %q:\n%s", n.name, want, table)
 					}
 				}
 			}
-			for _, inside := range append(slices.Clone(topology[SiteA.Name]), topology[Hub.Name]...) {
+			for _, inside := range append(slices.Clone(topology[infra.SiteA.Name]), topology[infra.Hub.Name]...) {
 				if strings.Contains(table, " "+inside.address+" ") {
 					t.Errorf("%s cuts %s (%s):\n%s", n.name, inside.name, inside.address, table)
 				}
 			}
 		}
 	}
-	if _, err := cutObjects(cuts, map[string][]nodeAddress{SiteA.Name: topology[SiteA.Name]}); err == nil {
+	if _, err := cutObjects(cuts, map[string][]nodeAddress{infra.SiteA.Name: topology[infra.SiteA.Name]}); err == nil {
 		t.Error("a cut toward a cluster without nodes was made")
 	}
 }

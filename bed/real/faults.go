@@ -10,21 +10,21 @@ import (
 	chaosv1alpha1 "github.com/chaos-mesh/chaos-mesh/api/v1alpha1"
 
 	"github.com/baton-dr/baton/bed"
+	"github.com/baton-dr/baton/bed/real/infra"
 	"github.com/baton-dr/baton/reports"
-	"github.com/baton-dr/baton/workload"
 )
 
 // endpoint is the cluster a scoped name ("hub", "site-a") names.
-func endpoint(name string) (Cluster, error) {
+func endpoint(name string) (infra.Cluster, error) {
 	if name == bed.Hub {
-		return Hub, nil
+		return infra.Hub, nil
 	}
-	for _, c := range Sites() {
+	for _, c := range infra.Sites() {
 		if c.Site == name {
 			return c, nil
 		}
 	}
-	return Cluster{}, fmt.Errorf("no endpoint %q on the real bed", name)
+	return infra.Cluster{}, fmt.Errorf("no endpoint %q on the real bed", name)
 }
 
 // applyCuts makes the node containers' network namespaces cut what cuts say
@@ -81,7 +81,7 @@ func cutObjects(cuts []chaosCut, nodesOf map[string][]nodeAddress) ([]chaosv1alp
 // they send to to's nodes' addresses, and what they receive from there
 // when both ways.
 type chaosCut struct {
-	from, to Cluster
+	from, to infra.Cluster
 	bothWays bool
 }
 
@@ -129,71 +129,4 @@ func (b *Bed) tellLifted(kept []chaosv1alpha1.NetworkChaos) {
 	for _, name := range lifted {
 		b.event("", reports.EventPartition, "%s lifted: it dropped %d packets", name, dropped[name])
 	}
-}
-
-// notSupported records, as a violation, a fault asked of the real bed that
-// it does not make -- so that no scenario passes believing it happened.
-func (b *Bed) notSupported(what string) {
-	b.violate("bed: not supported on the real bed", what+" is not supported on the real bed")
-}
-
-func errNotSupported(what string) error {
-	return fmt.Errorf("%s is not supported on the real bed", what)
-}
-
-// Degrade is not supported on the real bed yet (tc netem in the nodes).
-func (b *Bed) Degrade(d bed.Degradation) { b.notSupported("degrading the sites' link") }
-
-// Restore has nothing to restore.
-func (b *Bed) Restore() {}
-
-// CrashNode is not supported on the real bed yet.
-func (b *Bed) CrashNode(site, node string) { b.notSupported("crashing a storage node") }
-
-// RestartNode is not supported on the real bed yet.
-func (b *Bed) RestartNode(site, node string) error {
-	return errNotSupported("restarting a storage node")
-}
-
-// CrashController is not supported on the real bed yet.
-func (b *Bed) CrashController(site string) { b.notSupported("crashing a site's operator") }
-
-// RestartController has nothing to restart.
-func (b *Bed) RestartController(site string) {}
-
-// FillPool is not supported on the real bed yet.
-func (b *Bed) FillPool(site, node string) { b.notSupported("filling a node's pool (disk full)") }
-
-// FreePool has nothing to free.
-func (b *Bed) FreePool(site, node string) {}
-
-// FailAPI is not supported on the real bed yet.
-func (b *Bed) FailAPI(endpoint string, rate float64) { b.notSupported("failing the APIs' calls") }
-
-// HealAPI has nothing to heal.
-func (b *Bed) HealAPI(endpoint string) {}
-
-// Drill is not supported on the real bed yet.
-func (b *Bed) Drill(app, site string) (workload.Verdict, error) {
-	return workload.Verdict{}, errNotSupported("a test fail-over (drill)")
-}
-
-// RequestStorage is not supported on the real bed yet: no OCM on its hub.
-func (b *Bed) RequestStorage(r bed.StorageRequest) error {
-	return errNotSupported("the hub's storage requests (OCM, baton-hub)")
-}
-
-// RequestedStorage is not supported on the real bed yet.
-func (b *Bed) RequestedStorage(site string) (bed.Storage, error) {
-	return bed.Storage{}, errNotSupported("the hub's storage requests (OCM, baton-hub)")
-}
-
-// WithdrawStorage is not supported on the real bed yet.
-func (b *Bed) WithdrawStorage(site string) error {
-	return errNotSupported("the hub's storage requests (OCM, baton-hub)")
-}
-
-// SiteStorage is not supported on the real bed yet.
-func (b *Bed) SiteStorage(site string) (bed.Storage, error) {
-	return bed.Storage{}, errNotSupported("reading a site's storage for the hub scenarios")
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/baton-dr/baton/bed"
 	"github.com/baton-dr/baton/bed/apps"
+	"github.com/baton-dr/baton/bed/real/infra"
 	"github.com/baton-dr/baton/storage/chain"
 )
 
@@ -31,7 +32,7 @@ func failedOverChain(t *testing.T, clone chain.State) (chain.Ref, map[chain.Ref]
 // running where (stopped: ""), writing the chain of root.
 func bedWithAppOn(root chain.Ref, where string) (*Bed, []*apps.App) {
 	a := &apps.App{Spec: bed.App{Name: "wordpress"}, Site: where, Volumes: []apps.Volume{{Name: "db", Handle: root.String()}}}
-	b := &Bed{options: Options{}.withDefaults(), sites: []*site{{Cluster: SiteA, ID: SiteA.ChartID}, {Cluster: SiteB, ID: SiteB.ChartID}}}
+	b := &Bed{options: Options{}.withDefaults(), sites: []*site{{Cluster: infra.SiteA, ID: infra.SiteA.ChartID}, {Cluster: infra.SiteB, ID: infra.SiteB.ChartID}}}
 	return b, []*apps.App{a}
 }
 
@@ -39,7 +40,7 @@ func bedWithAppOn(root chain.Ref, where string) (*Bed, []*apps.App) {
 // the clone the application writes on the other site.
 func TestADemotedMemberUnderARunningApplicationIsAViolation(t *testing.T) {
 	root, records := failedOverChain(t, chain.Demoted)
-	b, running := bedWithAppOn(root, SiteB.Site)
+	b, running := bedWithAppOn(root, infra.SiteB.Site)
 	b.checkPrimariesWritable(running, records)
 	b.checkPrimariesWritable(running, records) // once per member, however often it is seen
 	if len(b.Violations()) != 1 {
@@ -62,7 +63,7 @@ func TestFencesTheStoryMakesAreNoViolation(t *testing.T) {
 		clone chain.State
 		where string
 	}{
-		{"the clone active under the application", chain.Active, SiteB.Site},
+		{"the clone active under the application", chain.Active, infra.SiteB.Site},
 		{"the application stopped", chain.Demoted, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {

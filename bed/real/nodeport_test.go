@@ -9,6 +9,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/baton-dr/baton/bed/controlplane/controlplanetest"
+	"github.com/baton-dr/baton/bed/real/infra"
 )
 
 // TestAnApplicationTakesANodePortNoServiceHolds: the previous run's
@@ -43,7 +44,7 @@ func TestAnApplicationTakesANodePortNoServiceHolds(t *testing.T) {
 	hold("scenario-previous", webNodePort)
 	hold("scenario-other", webNodePort+2)
 	// Both sites on one API server: what one holds, the other does too.
-	sites := []*site{{Cluster: Cluster{Name: "a"}, client: client}, {Cluster: Cluster{Name: "b"}, client: client}}
+	sites := []*site{{Cluster: infra.Cluster{Name: "a"}, client: client}, {Cluster: infra.Cluster{Name: "b"}, client: client}}
 	b := &Bed{held: map[string]*app{}, sites: sites, run: newRun()}
 	defer b.releaseNodePorts()
 	if port, err := b.freeNodePort(ctx); err != nil || port != webNodePort+1 {

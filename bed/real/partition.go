@@ -1,17 +1,15 @@
 package real
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
 
 	chaosv1alpha1 "github.com/chaos-mesh/chaos-mesh/api/v1alpha1"
-	"sigs.k8s.io/kind/pkg/cluster/nodes"
-	kindexec "sigs.k8s.io/kind/pkg/exec"
+
+	"github.com/baton-dr/baton/bed/real/infra"
 )
 
 // chaosPrefix names the nftables tables the bed's partitions live in, in
@@ -71,35 +69,6 @@ type nftRule struct {
 	lossPercent int
 }
 
-// clusterNodes are kind's handles on every node of the cluster, by name:
-// commands run in their namespaces through the node provider, as kind's
-// own actions run. A btrfs site and the hub have one node; a zfs-drbd
-// site three (StorageMode.kindNodes).
-func clusterNodes(c Cluster) ([]nodes.Node, error) {
-	list, err := provider(io.Discard).ListNodes(c.Name)
-	if err != nil {
-		return nil, fmt.Errorf("%s: its nodes: %w", c.Name, err)
-	}
-	if len(list) == 0 {
-		return nil, fmt.Errorf("%s: no node (is the bed up? make realbed)", c.Name)
-	}
-	slices.SortFunc(list, func(x, y nodes.Node) int { return strings.Compare(x.String(), y.String()) })
-	return list, nil
-}
-
-// bedNodes are the nodes of every cluster of the bed, the hub's first.
-func bedNodes() ([]nodes.Node, error) {
-	var all []nodes.Node
-	for _, c := range Clusters() {
-		list, err := clusterNodes(c)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, list...)
-	}
-	return all, nil
-}
-
 // nodeAddress is one node of a cluster as a partition names it: kind's
 // name of it (what a NetworkChaos selects) and its address on the bed's
 // network (what one cuts).
@@ -109,13 +78,13 @@ type nodeAddress struct{ name, address string }
 // cluster's name.
 func addressedNodes(ctx context.Context) (map[string][]nodeAddress, error) {
 	out := map[string][]nodeAddress{}
-	for _, c := range Clusters() {
-		list, err := clusterNodes(c)
+	for _, c := range infra.Clusters() {
+		list, err := infra.ClusterNodes(c)
 		if err != nil {
 			return nil, err
 		}
 		for _, n := range list {
-			address, _, err := containerOnNetwork(ctx, c, n.String())
+			address, _, err := infra.ContainerOnNetwork(ctx, c, n.String())
 			if err != nil {
 				return nil, err
 			}
@@ -125,24 +94,10 @@ func addressedNodes(ctx context.Context) (map[string][]nodeAddress, error) {
 	return out, nil
 }
 
-// nodeRun runs a command in the node with stdin, returning its output;
-// kind's RunError carries the command and its output.
-func nodeRun(n nodes.Node, stdin string, name string, args ...string) (string, error) {
-	var out bytes.Buffer
-	cmd := n.Command(name, args...).SetStdin(strings.NewReader(stdin)).SetStdout(&out).SetStderr(&out)
-	if err := cmd.Run(); err != nil {
-		if run, ok := err.(*kindexec.RunError); ok {
-			return out.String(), fmt.Errorf("%s: %s: %w: %s", n, strings.Join(run.Command, " "), err, strings.TrimSpace(out.String()))
-		}
-		return out.String(), fmt.Errorf("%s: %s: %w", n, name, err)
-	}
-	return out.String(), nil
-}
-
 // applyChaos makes every node's table (the bed's, table) say exactly what
 // the objects ask of it: a node no object selects has none.
 func applyChaos(table string, objects []chaosv1alpha1.NetworkChaos) error {
-	all, err := bedNodes()
+	all, err := infra.Nodes()
 	if err != nil {
 		return err
 	}
@@ -155,7 +110,7 @@ func applyChaos(table string, objects []chaosv1alpha1.NetworkChaos) error {
 		return err
 	}
 	for _, n := range all {
-		if _, err := nodeRun(n, tables[n.String()], "nft", "-f", "-"); err != nil {
+		if _, err := infra.NodeRun(n, tables[n.String()], "nft", "-f", "-"); err != nil {
 			return err
 		}
 	}
@@ -205,13 +160,13 @@ func chaosTables(listing string) []string {
 // leftoverCuts names the chaos tables on the bed's nodes that no bed of
 // this process owns, as "node: table".
 func leftoverCuts() ([]string, error) {
-	all, err := bedNodes()
+	all, err := infra.Nodes()
 	if err != nil {
 		return nil, err
 	}
 	var left []string
 	for _, n := range all {
-		out, err := nodeRun(n, "", "nft", "list", "tables")
+		out, err := infra.NodeRun(n, "", "nft", "list", "tables")
 		if err != nil {
 			return nil, err
 		}
@@ -235,13 +190,13 @@ func leftoverTables(listing string, owns func(table string) bool) []string {
 
 // Heal removes every partition from the bed's nodes: every bed's table, a
 // crashed run's too.
-func (in *Infra) Heal(ctx context.Context) error {
-	all, err := bedNodes()
+func Heal(ctx context.Context) error {
+	all, err := infra.Nodes()
 	if err != nil {
 		return err
 	}
 	for _, n := range all {
-		out, err := nodeRun(n, "", "nft", "list", "tables")
+		out, err := infra.NodeRun(n, "", "nft", "list", "tables")
 		if err != nil {
 			return err
 		}
@@ -252,7 +207,7 @@ func (in *Infra) Heal(ctx context.Context) error {
 		if drop.Len() == 0 {
 			continue
 		}
-		if _, err := nodeRun(n, drop.String(), "nft", "-f", "-"); err != nil {
+		if _, err := infra.NodeRun(n, drop.String(), "nft", "-f", "-"); err != nil {
 			return err
 		}
 	}
@@ -278,21 +233,21 @@ func (b *Bed) leftoverPartitions(ctx context.Context) error {
 // rules' comment), summed over the nodes it selects: the evidence that a
 // partition cut what it names.
 func droppedPackets(table string) (map[string]uint64, error) {
-	all, err := bedNodes()
+	all, err := infra.Nodes()
 	if err != nil {
 		return nil, err
 	}
 	family, name, _ := strings.Cut(table, " ")
 	dropped := map[string]uint64{}
 	for _, n := range all {
-		tables, err := nodeRun(n, "", "nft", "list", "tables")
+		tables, err := infra.NodeRun(n, "", "nft", "list", "tables")
 		if err != nil {
 			return nil, err
 		}
 		if !slices.Contains(chaosTables(tables), table) {
 			continue
 		}
-		out, err := nodeRun(n, "", "nft", "list", "table", family, name)
+		out, err := infra.NodeRun(n, "", "nft", "list", "table", family, name)
 		if err != nil {
 			return nil, err
 		}

@@ -9,6 +9,7 @@ import (
 	chaosv1alpha1 "github.com/chaos-mesh/chaos-mesh/api/v1alpha1"
 
 	"github.com/baton-dr/baton/bed"
+	"github.com/baton-dr/baton/bed/real/infra"
 )
 
 // TestParseCountersSumsEachObjectsRules reads a listing as nft prints the
@@ -44,7 +45,7 @@ func TestParseCountersSumsEachObjectsRules(t *testing.T) {
 // the bed does not run now -- a zfs-drbd worker on a btrfs bed -- or one no
 // mode makes is refused rather than cut nothing.
 func TestEveryNodeGetsATableAndOnlyTheBedsAreSelected(t *testing.T) {
-	names := append(StorageZFSDRBD.nodeNames(SiteA), Hub.Node())
+	names := append(infra.StorageZFSDRBD.NodeNames(infra.SiteA), infra.Hub.Node())
 	tables, err := nodeTables(testTable, nil, names)
 	if err != nil || len(tables) != len(names) {
 		t.Fatalf("tables %v, err %v", tables, err)
@@ -54,12 +55,12 @@ func TestEveryNodeGetsATableAndOnlyTheBedsAreSelected(t *testing.T) {
 			t.Errorf("%s: healing renders %q", name, tables[name])
 		}
 	}
-	worker := partitionChaos(SiteA, SiteB, StorageZFSDRBD.StorageNodes(SiteA), []string{"10.250.0.4"}, false)
-	if _, err := nodeTables(testTable, []chaosv1alpha1.NetworkChaos{worker}, []string{Hub.Node(), SiteA.Node(), SiteB.Node()}); err == nil ||
+	worker := partitionChaos(infra.SiteA, infra.SiteB, infra.StorageZFSDRBD.StorageNodes(infra.SiteA), []string{"10.250.0.4"}, false)
+	if _, err := nodeTables(testTable, []chaosv1alpha1.NetworkChaos{worker}, []string{infra.Hub.Node(), infra.SiteA.Node(), infra.SiteB.Node()}); err == nil ||
 		!strings.Contains(err.Error(), "baton-site-a-worker") {
 		t.Errorf("a worker the bed does not run: %v", err)
 	}
-	stranger := partitionChaos(SiteA, SiteB, []string{SiteA.Node(), "baton-site-a-worker3"}, []string{"10.250.0.4"}, false)
+	stranger := partitionChaos(infra.SiteA, infra.SiteB, []string{infra.SiteA.Node(), "baton-site-a-worker3"}, []string{"10.250.0.4"}, false)
 	if _, _, err := nftRules(stranger); err == nil {
 		t.Error("a node no mode makes was accepted")
 	}
@@ -102,19 +103,19 @@ func TestABedBesideAnotherDoesNotReachWhatTheOtherCutOff(t *testing.T) {
 	inForce.own(gitea)
 	defer inForce.release(wordpress)
 	defer inForce.release(gitea)
-	inForce.set(wordpress, []bed.Path{{From: SiteA.Site, To: SiteB.Site}, {From: SiteB.Site, To: SiteA.Site}}, time.Now())
-	if !reachedThrough(inForce.others(gitea), SiteA.Site) || !reachedThrough(inForce.others(gitea), SiteB.Site) {
+	inForce.set(wordpress, []bed.Path{{From: infra.SiteA.Site, To: infra.SiteB.Site}, {From: infra.SiteB.Site, To: infra.SiteA.Site}}, time.Now())
+	if !reachedThrough(inForce.others(gitea), infra.SiteA.Site) || !reachedThrough(inForce.others(gitea), infra.SiteB.Site) {
 		t.Error("a cut between the sites stopped the hub reaching one")
 	}
-	inForce.set(wordpress, []bed.Path{{From: SiteA.Site, To: bed.Hub}}, time.Now())
-	if reachedThrough(inForce.others(gitea), SiteA.Site) {
+	inForce.set(wordpress, []bed.Path{{From: infra.SiteA.Site, To: bed.Hub}}, time.Now())
+	if reachedThrough(inForce.others(gitea), infra.SiteA.Site) {
 		t.Error("the other bed's hub reaches a site cut off from it one way")
 	}
-	if !reachedThrough(inForce.others(wordpress), SiteA.Site) {
+	if !reachedThrough(inForce.others(wordpress), infra.SiteA.Site) {
 		t.Error("a bed's own cuts were counted as another's")
 	}
 	inForce.set(wordpress, nil, time.Now())
-	if !reachedThrough(inForce.others(gitea), SiteA.Site) {
+	if !reachedThrough(inForce.others(gitea), infra.SiteA.Site) {
 		t.Error("healed, the site is still not reached")
 	}
 }
@@ -129,13 +130,13 @@ func TestTheCutsBesideAreSpansOfTheOtherBeds(t *testing.T) {
 	inForce.own(wordpress)
 	inForce.own(gitea)
 	at := func(s int) time.Time { return time.Date(2026, 12, 5, 0, 0, s, 0, time.UTC) }
-	inForce.set(wordpress, []bed.Path{{From: SiteA.Site, To: bed.Hub}}, at(10))
-	inForce.set(wordpress, []bed.Path{{From: SiteA.Site, To: bed.Hub}, {From: SiteA.Site, To: SiteB.Site}}, at(20))
+	inForce.set(wordpress, []bed.Path{{From: infra.SiteA.Site, To: bed.Hub}}, at(10))
+	inForce.set(wordpress, []bed.Path{{From: infra.SiteA.Site, To: bed.Hub}, {From: infra.SiteA.Site, To: infra.SiteB.Site}}, at(20))
 	if got := inForce.spansBeside(gitea, at(0)); len(got) != 1 || !got[0].Start.Equal(at(10)) || !got[0].End.IsZero() {
 		t.Fatalf("while cut: spans beside %v, want one open from 10 s", got)
 	}
 	inForce.set(wordpress, nil, at(40))
-	inForce.set(gitea, []bed.Path{{From: SiteB.Site, To: bed.Hub}}, at(50))
+	inForce.set(gitea, []bed.Path{{From: infra.SiteB.Site, To: bed.Hub}}, at(50))
 	if got := inForce.spansBeside(gitea, at(0)); len(got) != 1 || !got[0].Start.Equal(at(10)) || !got[0].End.Equal(at(40)) {
 		t.Errorf("healed: spans beside %v, want 10 s to 40 s", got)
 	}

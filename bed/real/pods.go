@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -18,32 +17,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/baton-dr/baton/bed/apps"
+	"github.com/baton-dr/baton/bed/real/infra"
 	"github.com/baton-dr/baton/internal/poll"
 	"github.com/baton-dr/baton/workload"
 )
-
-// nodeContainer reads the cluster's control-plane container's address on
-// the bed's network and the host PID of its init process.
-func nodeContainer(ctx context.Context, c Cluster) (ip string, pid int, err error) {
-	return containerOnNetwork(ctx, c, c.Node())
-}
-
-// containerOnNetwork reads the address on the bed's network and the host
-// PID of the init process of the cluster's node container named node.
-func containerOnNetwork(ctx context.Context, c Cluster, node string) (ip string, pid int, err error) {
-	out, err := docker(ctx, "inspect", "--format", "{{.State.Pid}} {{(index .NetworkSettings.Networks \""+KindNetwork+"\").IPAddress}}", node)
-	if err != nil {
-		return "", 0, fmt.Errorf("%s: its node container %s: %w", c.Name, node, err)
-	}
-	fields := strings.Fields(out)
-	if len(fields) != 2 {
-		return "", 0, fmt.Errorf("%s: its node container %s is not on the network %s (%q)", c.Name, node, KindNetwork, out)
-	}
-	if pid, err = strconv.Atoi(fields[0]); err != nil || pid <= 0 {
-		return "", 0, fmt.Errorf("%s: its node container %s is not running (pid %q)", c.Name, node, fields[0])
-	}
-	return fields[1], pid, nil
-}
 
 // claimLimit bounds a claim's binding and a pod's start.
 const claimLimit = 3 * time.Minute
@@ -230,7 +207,7 @@ func (b *Bed) podNodePID(ctx context.Context, s *site, a *app) (int, error) {
 	if node == s.Node() {
 		return s.nodePID, nil
 	}
-	_, pid, err := containerOnNetwork(ctx, s.Cluster, node)
+	_, pid, err := infra.ContainerOnNetwork(ctx, s.Cluster, node)
 	return pid, err
 }
 

@@ -8,7 +8,6 @@ import (
 	"maps"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,6 +21,7 @@ import (
 	"github.com/baton-dr/baton/bed"
 	"github.com/baton-dr/baton/bed/apps"
 	"github.com/baton-dr/baton/bed/ramen"
+	"github.com/baton-dr/baton/bed/real/infra"
 	"github.com/baton-dr/baton/bed/real/webapps"
 	"github.com/baton-dr/baton/internal/poll"
 	"github.com/baton-dr/baton/reports"
@@ -31,10 +31,6 @@ import (
 // AppImages are the application images ci/realbed/apps/images.sh built,
 // by name: mariadb, wordpress, gitea.
 type AppImages map[string]string
-
-// AppImages is the file ci/realbed/apps/images.sh writes its name=image
-// lines to.
-func (p Paths) AppImages() string { return filepath.Join(p.Cache, "apps", "images.txt") }
 
 // ReadAppImages reads images.sh's name=image lines; a missing file is
 // named with the script that writes it.
@@ -241,10 +237,8 @@ func (w *webApp) url(s *site) string { return fmt.Sprintf("http://%s:%d", s.node
 // answers.
 func (b *Bed) deployWeb(ctx context.Context, w *webApp, s *site) error {
 	if !w.loaded[s.Site] {
-		for _, image := range w.images {
-			if err := loadImage(ctx, s.Cluster, image); err != nil {
-				return fmt.Errorf("%s: %w (ci/realbed/apps/images.sh builds the application images)", s.Name, err)
-			}
+		if _, err := infra.LoadImages(ctx, s.Cluster, w.images...); err != nil {
+			return fmt.Errorf("%s: %w", s.Name, err)
 		}
 		w.loaded[s.Site] = true
 	}

@@ -4,7 +4,8 @@
 # single-node kind clusters, baton-hub, baton-site-a and baton-site-b, with
 # their kubeconfigs in $cache/run/<cluster>.kubeconfig. Idempotent: a cluster
 # that exists is kept. Root (debootstrap, chroot, the dockerd, a firewall
-# rule). down.sh undoes it.
+# rule). down.sh undoes it. A failed bring-up takes away what it made unless
+# BATON_REALBED_RETAIN=1 keeps it for inspection.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 . "$realbed_dir/batonctl.sh"
@@ -21,7 +22,7 @@ timed "node image" bash "$realbed_dir/images.sh" "$k8s_bin"
 mkdir -p "$run"
 ln -sfn "$k8s_bin/kubectl" "$run/kubectl"
 
-# The clusters, through kind's Go API (bed/real): the host's addressing
+# The clusters, through kind's Go API (bed/real/infra): the host's addressing
 # checked first, then the bed's network and firewall rule, then each cluster
 # on its own pod and service ranges.
 "$(batonctl)" realbed up || die "bringing the clusters up failed"

@@ -90,6 +90,12 @@ var rules = []rule{
 		noGo:  true,
 	},
 	{
+		dir: "bed/real/infra",
+		why: "the real bed's infrastructure (clusters, images, devices, baton's and OCM's install) is beneath the bed the scenarios drive, never above it",
+		imports: []string{module + "bed", module + "bed/real", module + "bed/real/webapps", module + "bed/apps", module + "bed/sim",
+			module + "bed/local", module + "scenarios", module + "sweep", module + "reports", module + "cmd/"},
+	},
+	{
 		dir:     "csi",
 		why:     "the CSI driver speaks the storage API (package storageapi); the operator's controllers are another process",
 		imports: []string{module + "controllers/", module + "bed/", module + "scenarios", module + "sim/", module + "cmd/"},

@@ -4,30 +4,36 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/baton-dr/baton/bed"
 	"github.com/baton-dr/baton/bed/local"
 	"github.com/baton-dr/baton/bed/real"
 	"github.com/baton-dr/baton/scenarios"
 )
 
-// localRuns says whether the local bed runs sc, and if not, what it lacks:
+// bedRuns says whether a bed of b's type runs sc, and if not, what it lacks:
 // a capability the story calls (asked of the bed's type, before a bed is
-// made), or the wall time it would take (local.Declines).
-func localRuns(sc scenarios.Scenario) error {
-	if err := sc.Lacks((*local.Bed)(nil)); err != nil {
+// made: bed.Can), or the bed declines the story (declined: the wall time
+// it would take).
+func bedRuns(sc scenarios.Scenario, b bed.Bed, declined bed.Declined) error {
+	if err := sc.Lacks(b); err != nil {
 		return fmt.Errorf("%s: %w", sc.Name, err)
 	}
-	return local.Declines(sc.Name)
+	return declined.Of(sc.Name)
 }
+
+// localRuns says whether the local bed runs sc (bedRuns).
+func localRuns(sc scenarios.Scenario) error { return bedRuns(sc, (*local.Bed)(nil), local.Declined) }
+
+// realRuns says whether the real bed runs sc (bedRuns).
+func realRuns(sc scenarios.Scenario) error { return bedRuns(sc, (*real.Bed)(nil), real.Declined) }
 
 // localLacking lists, in one line, the scenarios the local bed does not run
 // and why, for make localbed's last word; empty when it runs them all.
 func localLacking(catalogue []scenarios.Scenario) string { return lackingLine(catalogue, localRuns) }
 
 // realLacking lists, in one line, the scenarios the real bed does not run
-// and why (real.Supports), for make realbed's lacking line.
-func realLacking(catalogue []scenarios.Scenario) string {
-	return lackingLine(catalogue, func(sc scenarios.Scenario) error { return real.Supports(sc.Name) })
-}
+// and why, for make realbed's lacking line.
+func realLacking(catalogue []scenarios.Scenario) string { return lackingLine(catalogue, realRuns) }
 
 // lackingLine lists, in one line, the scenarios of catalogue that runs
 // refuses and why (its error, less the scenario's name), a story once for

@@ -9,15 +9,10 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/baton-dr/baton/bed/real"
+	"github.com/baton-dr/baton/bed/real/infra"
 	"github.com/baton-dr/baton/bed/real/ocm"
-	"github.com/baton-dr/baton/internal/steplog"
 )
-
-// siteNamespace is baton's namespace on the bed's sites.
-const siteNamespace = "baton-system"
 
 func newRealbedOCMCommand() *cobra.Command {
 	command := &cobra.Command{
@@ -32,98 +27,27 @@ and followed until the storage cluster is Online.`,
 	}
 	var images ocm.Images
 	install := infraCommand("install", "install OCM and baton-hub on the hub, join and accept both sites; every step printed with its time", cobra.NoArgs,
-		func(cmd *cobra.Command, in *real.Infra, _ []string) error {
+		func(cmd *cobra.Command, in *infra.Infra, _ []string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return newOCMBed(cmd, in).install(ctx, images)
+			if images.OCM == "" || images.Baton == "" {
+				return errors.New("--ocm-image and --baton-image are required")
+			}
+			return in.InstallOCM(ctx, images)
 		})
 	install.Flags().StringVar(&images.OCM, "ocm-image", "", "OCM's image (ci/realbed/ocm-image.sh prints it)")
 	install.Flags().StringVar(&images.Baton, "baton-image", "", "baton's image (make images prints it)")
 	deploy := infraCommand("deploy-storage SITE", "deploy SITE's storage (site-a or site-b) from the hub through OCM, approve the draft, wait until Online", cobra.ExactArgs(1),
-		func(cmd *cobra.Command, in *real.Infra, args []string) error {
+		func(cmd *cobra.Command, in *infra.Infra, args []string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return newOCMBed(cmd, in).deployStorage(ctx, cmd, args[0])
+			deployed, err := in.DeployStorage(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), deployed)
+			return nil
 		})
 	command.AddCommand(install, deploy)
 	return command
-}
-
-// ocmBed is the running bed's clusters, as bed/real/ocm reaches them.
-type ocmBed struct {
-	infra *real.Infra
-	p     *steplog.Log
-}
-
-func newOCMBed(cmd *cobra.Command, in *real.Infra) *ocmBed {
-	return &ocmBed{infra: in, p: ocm.NewProgress(cmd.ErrOrStderr())}
-}
-
-func (b *ocmBed) cluster(c real.Cluster) (ocm.Cluster, error) {
-	config, err := clientcmd.BuildConfigFromFlags("", b.infra.Paths.Kubeconfig(c.Name))
-	if err != nil {
-		return ocm.Cluster{}, fmt.Errorf("%s: its kubeconfig (batonctl realbed up writes it): %w", c.Name, err)
-	}
-	return ocm.Cluster{Name: c.Name, Config: config}, nil
-}
-
-func (b *ocmBed) install(ctx context.Context, images ocm.Images) error {
-	if images.OCM == "" || images.Baton == "" {
-		return errors.New("--ocm-image and --baton-image are required")
-	}
-	moduleDir, err := ocm.ModuleDir(ctx)
-	if err != nil {
-		return err
-	}
-	hub, err := b.cluster(real.Hub)
-	if err != nil {
-		return err
-	}
-	for _, c := range real.Clusters() {
-		if err := b.p.Step(c.Name+": images", func() (string, error) { return ocm.LoadImages(ctx, c.Name, images.OCM, images.Baton) }); err != nil {
-			return err
-		}
-	}
-	if err := ocm.Install(ctx, b.p, moduleDir, hub, images); err != nil {
-		return err
-	}
-	address, err := ocm.NodeAddress(ctx, real.Hub.Node(), real.KindNetwork)
-	if err != nil {
-		return err
-	}
-	for _, c := range real.Sites() {
-		site, err := b.cluster(c)
-		if err != nil {
-			return err
-		}
-		if err := ocm.Join(ctx, b.p, moduleDir, hub, ocm.HubServer(address), ocm.Site{Cluster: site, ManagedCluster: c.Site, Namespace: siteNamespace}, images); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (b *ocmBed) deployStorage(ctx context.Context, cmd *cobra.Command, name string) error {
-	var site *real.Cluster
-	for _, c := range real.Sites() {
-		if c.Site == name {
-			site = &c
-		}
-	}
-	if site == nil {
-		return fmt.Errorf("no site %q on the bed: site-a or site-b", name)
-	}
-	hub, err := b.cluster(real.Hub)
-	if err != nil {
-		return err
-	}
-	d, err := ocm.DeployStorage(ctx, b.p, hub, ocm.Request(name+"-storage", name, siteNamespace, name, []string{site.Node()},
-		real.ReplicationInterval))
-	if err != nil {
-		return err
-	}
-	c := d.Last().Status.Cluster
-	fmt.Fprintf(cmd.OutOrStdout(), "%s: storage cluster %s (%s), pool %s, nodes %v; %s\n", name, c.Name, c.ClusterID, c.Pool, c.Nodes,
-		ocm.Transitions(d.Seen()))
-	return nil
 }

@@ -61,7 +61,7 @@ func newScenarioRunCommand() *cobra.Command {
 						return err
 					}
 				case "real":
-					if err := real.Supports(name); err != nil {
+					if err := realRuns(sc); err != nil {
 						return err
 					}
 				}

@@ -10,7 +10,7 @@ import (
 
 // Images are what the hub and the sites run: OCM's (ci/realbed/ocm-image.sh)
 // and baton's (make images). Both must be loaded into the clusters' nodes
-// (LoadImages) before Install and Join.
+// (bed/real/infra's LoadImages) before Install and Join.
 type Images struct {
 	OCM   string
 	Baton string

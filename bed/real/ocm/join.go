@@ -179,3 +179,6 @@ func waitHubKubeconfig(ctx context.Context, site client.Client) error {
 		return true, ""
 	})
 }
+
+// HubServer is the URL the sites reach the hub's API server at.
+func HubServer(address string) string { return "https://" + address + ":6443" }

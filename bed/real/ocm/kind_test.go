@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math/big"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -35,7 +36,7 @@ import (
 	kindlog "sigs.k8s.io/kind/pkg/log"
 
 	v1 "github.com/baton-dr/baton/api/v1alpha1"
-	"github.com/baton-dr/baton/bed/real"
+	"github.com/baton-dr/baton/bed/real/infra"
 	"github.com/baton-dr/baton/bed/real/ocm"
 	"github.com/baton-dr/baton/controllers/hub"
 	"github.com/baton-dr/baton/controllers/site"
@@ -90,7 +91,7 @@ func TestOCMDeploysASitesStorageOnKind(t *testing.T) {
 	if images.OCM == "" || images.Baton == "" {
 		t.Fatal("BATON_OCM_IMAGE (ci/realbed/ocm-image.sh) and BATON_IMAGE (make images) name the images")
 	}
-	paths, err := real.DefaultPaths()
+	paths, err := infra.DefaultPaths()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,11 +112,13 @@ func TestOCMDeploysASitesStorageOnKind(t *testing.T) {
 	hubC := createCluster(t, p, hubCluster, work)
 	siteC := createCluster(t, p, siteCluster, work)
 	for _, c := range []ocm.Cluster{hubC, siteC} {
-		if err := p.Step(c.Name+": images", func() (string, error) { return ocm.LoadImages(ctx, c.Name, images.OCM, images.Baton) }); err != nil {
+		if err := p.Step(c.Name+": images", func() (string, error) {
+			return infra.LoadImages(ctx, infra.Cluster{Name: c.Name}, images.OCM, images.Baton)
+		}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	siteAddress, err := ocm.NodeAddress(ctx, testSite+"-control-plane", kindNetwork)
+	siteAddress, err := nodeAddress(ctx, testSite+"-control-plane", kindNetwork)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +131,7 @@ func TestOCMDeploysASitesStorageOnKind(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	request := ocm.Request("site-b-storage", managedName, siteNamespace, "site-b", []string{testSite + "-control-plane"}, real.ReplicationInterval)
+	request := ocm.Request("site-b-storage", managedName, siteNamespace, "site-b", []string{testSite + "-control-plane"}, infra.ReplicationInterval)
 	d, err := ocm.Submit(ctx, p, hubC, request)
 	if err != nil {
 		t.Fatal(err)
@@ -137,7 +140,7 @@ func TestOCMDeploysASitesStorageOnKind(t *testing.T) {
 	if err := d.Until(ctx, v1.StorageSiteDeploymentPending, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	hubAddress, err := ocm.NodeAddress(ctx, testHub+"-control-plane", kindNetwork)
+	hubAddress, err := nodeAddress(ctx, testHub+"-control-plane", kindNetwork)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +333,7 @@ func createCluster(t *testing.T, p *steplog.Log, c testCluster, work string) ocm
 		defer log.Close()
 		if err := p.Step(c.name+": created through kind's Go API", func() (string, error) {
 			return "pods " + c.pods + ", services " + c.services, cluster.NewProvider(cluster.ProviderWithDocker(), cluster.ProviderWithLogger(logTo{log})).Create(c.name,
-				cluster.CreateWithV1Alpha4Config(kind), cluster.CreateWithNodeImage(real.NodeImage), cluster.CreateWithWaitForReady(5*time.Minute),
+				cluster.CreateWithV1Alpha4Config(kind), cluster.CreateWithNodeImage(infra.NodeImage), cluster.CreateWithWaitForReady(5*time.Minute),
 				cluster.CreateWithKubeconfigPath(kubeconfig), cluster.CreateWithDisplayUsage(false), cluster.CreateWithDisplaySalutation(false))
 		}); err != nil {
 			t.Fatal(err)
@@ -361,7 +364,7 @@ func kindConfigFor(c testCluster, dir string) (*v1alpha4.Cluster, error) {
 	if err := os.WriteFile(conflist, []byte(config), 0o644); err != nil {
 		return nil, err
 	}
-	kindNode := v1alpha4.Node{Role: v1alpha4.ControlPlaneRole, Image: real.NodeImage, ExtraMounts: []v1alpha4.Mount{
+	kindNode := v1alpha4.Node{Role: v1alpha4.ControlPlaneRole, Image: infra.NodeImage, ExtraMounts: []v1alpha4.Mount{
 		{HostPath: conflist, ContainerPath: "/etc/cni/net.d/10-baton-ocmtest.conflist", Readonly: true}}}
 	if c.site {
 		kindNode.ExtraMounts = append(kindNode.ExtraMounts, v1alpha4.Mount{HostPath: "/dev", ContainerPath: "/dev"},
@@ -393,7 +396,7 @@ func deleteCluster(t *testing.T, p *steplog.Log, c testCluster, work, kubeconfig
 		if err := os.MkdirAll(scratch, 0o700); err != nil {
 			t.Error(err)
 		}
-		if err := real.ReleaseDevices(ctx, scratch, []string{c.name}, t.Logf); err != nil {
+		if err := infra.ReleaseDevices(ctx, scratch, []string{c.name}, t.Logf); err != nil {
 			t.Errorf("the site's loop devices: %v", err)
 		}
 	}
@@ -483,3 +486,16 @@ func (l logTo) V(kindlog.Level) kindlog.InfoLogger { return l }
 func (l logTo) Info(message string)                { l.Warn(message) }
 func (l logTo) Infof(format string, args ...any)   { l.Warnf(format, args...) }
 func (l logTo) Enabled() bool                      { return true }
+
+// nodeAddress is a kind node's address on a docker network: where the
+// other clusters on that network reach its API server (port 6443), which
+// kubeadm's serving certificate names.
+func nodeAddress(ctx context.Context, node, network string) (string, error) {
+	out, err := exec.CommandContext(ctx, "docker", "inspect", "--format",
+		"{{with index .NetworkSettings.Networks \""+network+"\"}}{{.IPAddress}}{{end}}", node).Output()
+	address := strings.TrimSpace(string(out))
+	if err != nil || address == "" {
+		return "", fmt.Errorf("the node %s has no address on the docker network %s (%v)", node, network, err)
+	}
+	return address, nil
+}

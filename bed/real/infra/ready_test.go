@@ -1,0 +1,88 @@
+package infra
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// startingAPIServer is a test double of a fresh cluster's API server (a
+// real one's etcd check cannot be made to fail on demand): /readyz answers
+// 500 with etcd's check failing for the first notReady asks, then ok; the
+// node and kube-system's one pod are Ready.
+func startingAPIServer(t *testing.T, notReady int32) (kubernetes.Interface, *atomic.Int32) {
+	t.Helper()
+	var asked atomic.Int32
+	ready := []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}
+	podReady := []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+	answer := func(w http.ResponseWriter, v any) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(v)
+	}
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/readyz":
+			if asked.Add(1) <= notReady {
+				http.Error(w, "[-]etcd failed: reason withheld\nreadyz check failed", http.StatusInternalServerError)
+				return
+			}
+			_, _ = w.Write([]byte("ok"))
+		case "/api/v1/nodes":
+			answer(w, corev1.NodeList{TypeMeta: metav1.TypeMeta{Kind: "NodeList", APIVersion: "v1"},
+				Items: []corev1.Node{{ObjectMeta: metav1.ObjectMeta{Name: "n"}, Status: corev1.NodeStatus{Conditions: ready}}}})
+		case "/api/v1/namespaces/kube-system/pods":
+			answer(w, corev1.PodList{TypeMeta: metav1.TypeMeta{Kind: "PodList", APIVersion: "v1"},
+				Items: []corev1.Pod{{ObjectMeta: metav1.ObjectMeta{Name: "etcd-n"}, Status: corev1.PodStatus{Conditions: podReady}}}})
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(server.Close)
+	client, err := kubernetes.NewForConfig(&rest.Config{Host: server.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client, &asked
+}
+
+// TestReadinessRetriesAnAPIServerThatIsNotReadyYet: a /readyz that fails
+// twice (etcd's check, as a fresh cluster's once did and failed a
+// bring-up) is asked again, and the cluster is ready at the third.
+func TestReadinessRetriesAnAPIServerThatIsNotReadyYet(t *testing.T) {
+	client, asked := startingAPIServer(t, 2)
+	if err := waitReady(context.Background(), client, "baton-hub", "https://hub:6443", time.Minute); err != nil {
+		t.Fatalf("waitReady: %v", err)
+	}
+	if n := asked.Load(); n != 3 {
+		t.Errorf("/readyz asked %d times, want 3 (two failures, then ready)", n)
+	}
+}
+
+// TestReadinessNamesTheLastErrorAtTheDeadline: an API server that never
+// answers ready fails the wait at its deadline, naming the cluster, its
+// address and the last error it gave.
+func TestReadinessNamesTheLastErrorAtTheDeadline(t *testing.T) {
+	client, asked := startingAPIServer(t, 1<<30)
+	err := waitReady(context.Background(), client, "baton-hub", "https://hub:6443", 1500*time.Millisecond)
+	if err == nil {
+		t.Fatal("waitReady on an API server that is never ready: no error")
+	}
+	for _, want := range []string{"baton-hub cannot be reached", "https://hub:6443", "etcd failed"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error %q does not say %q", err, want)
+		}
+	}
+	if asked.Load() < 2 {
+		t.Errorf("/readyz asked %d times before giving up, want it retried", asked.Load())
+	}
+}
