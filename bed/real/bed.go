@@ -102,8 +102,10 @@ type Bed struct {
 	besides []bed.Path
 	// heldBeside is how long the bed's waits were held by those cuts.
 	heldBeside time.Duration
-	closeOnce  sync.Once
-	closeErr   error
+	// phases are the VRs' ways to what the bed asked of them (phaseLog).
+	phases    phaseLog
+	closeOnce sync.Once
+	closeErr  error
 }
 
 var (

@@ -116,7 +116,12 @@ func (b *Bed) startRound() <-chan func() {
 			b.logf(c.s.Site, "slow VolumeReplication pass: %v took %s", c.vr.Calls[made:], took.Round(time.Millisecond))
 		}
 		return outcome{again, time.Now()}
-	}, func(c due, o outcome) { c.vr.Due = b.due(c.vr, o.ended, o.again) })
+	}, func(c due, o outcome) {
+		c.vr.Due = b.due(c.vr, o.ended, o.again)
+		for _, l := range b.phases.take() {
+			b.event(l.site, reports.EventAction, "%s", l.detail)
+		}
+	})
 }
 
 // due is when the VR is reconciled next: when its controller asked, in

@@ -3,6 +3,7 @@ package real
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/csi-addons/spec/lib/go/replication"
@@ -110,6 +111,7 @@ func (b *Bed) reconcileObject(ctx context.Context, s *site, vr *ramen.VR, o vrOb
 			return failed("create", err)
 		}
 		vr.Enabled = true
+		b.phases.asked(vr)
 		return 0
 	}
 	if err != nil {
@@ -123,11 +125,80 @@ func (b *Bed) reconcileObject(ctx context.Context, s *site, vr *ramen.VR, o vrOb
 		if err := s.objects.Patch(ctx, obj, client.RawPatch("application/merge-patch+json", []byte(patch))); err != nil {
 			return failed("change", err)
 		}
+		b.phases.asked(vr)
 		return 0
 	}
 	vr.Enabled = true
 	observe(vr, obj)
+	if vr.Done() {
+		b.phases.reached(s.Site, vr, obj)
+	}
 	return 0
+}
+
+// phaseLog notes, of each VR, when the bed wrote its wish, and once the
+// VR reached it how long that took and where the time went, by the times
+// the site's csi-addons controller changed the object's conditions:
+// Completed (promoted or demoted) and, for a secondary, Resyncing (the
+// resync done). After a long cut that says whether a demote and resync
+// took as long as the data they shipped or as the controller's requeues
+// (issue 40). The VRs' passes run concurrently; the timeline is the pump's
+// (take).
+type phaseLog struct {
+	mu    sync.Mutex
+	since map[*ramen.VR]time.Time
+	lines []phaseLine
+}
+
+type phaseLine struct{ site, detail string }
+
+func (l *phaseLog) asked(vr *ramen.VR) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.since == nil {
+		l.since = map[*ramen.VR]time.Time{}
+	}
+	l.since[vr] = time.Now()
+}
+
+func (l *phaseLog) reached(site string, vr *ramen.VR, obj *unstructured.Unstructured) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	asked, ok := l.since[vr]
+	if !ok {
+		return
+	}
+	delete(l.since, vr)
+	after := func(kind string) string {
+		_, _, changed := condition(obj, kind)
+		if changed.IsZero() {
+			return "?"
+		}
+		// The object's times are whole seconds: one before asked is the same.
+		return max(changed.Sub(asked), 0).Round(time.Second).String()
+	}
+	took := time.Since(asked).Round(100 * time.Millisecond)
+	var detail string
+	switch vr.Wants {
+	case ramen.Primary:
+		detail = fmt.Sprintf("VolumeReplication %s primary %s after it was asked (Completed after %s)",
+			vr.Handle, took, after(conditionCompleted))
+	case ramen.Secondary:
+		detail = fmt.Sprintf("VolumeReplication %s secondary %s after it was asked (demoted: Completed after %s; resynced: Resyncing false after %s)",
+			vr.Handle, took, after(conditionCompleted), after(conditionResyncing))
+	default:
+		return
+	}
+	l.lines = append(l.lines, phaseLine{site, detail})
+}
+
+// take returns the lines noted since the last take.
+func (l *phaseLog) take() []phaseLine {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	lines := l.lines
+	l.lines = nil
+	return lines
 }
 
 func newVRObject(o vrObject) *unstructured.Unstructured {
@@ -149,24 +220,10 @@ func newVRObject(o vrObject) *unstructured.Unstructured {
 // once it is neither degraded nor resyncing; the last sync time is the
 // primary's protection.
 func observe(vr *ramen.VR, obj *unstructured.Unstructured) {
-	generation := obj.GetGeneration()
 	state, _, _ := unstructured.NestedString(obj.Object, "status", "state")
-	conditions, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
-	condition := func(kind string) (status, message string) {
-		for _, c := range conditions {
-			m, _ := c.(map[string]any)
-			observed, _, _ := unstructured.NestedInt64(m, "observedGeneration")
-			if m["type"] == kind && observed == generation {
-				status, _ = m["status"].(string)
-				message, _ = m["message"].(string)
-				return status, message
-			}
-		}
-		return "", ""
-	}
-	completed, message := condition(conditionCompleted)
-	degraded, degradedMessage := condition(conditionDegraded)
-	resyncing, _ := condition(conditionResyncing)
+	completed, message, _ := condition(obj, conditionCompleted)
+	degraded, degradedMessage, _ := condition(obj, conditionDegraded)
+	resyncing, _, _ := condition(obj, conditionResyncing)
 	done := completed == "True"
 	switch vr.Wants {
 	case ramen.Primary:
@@ -186,4 +243,24 @@ func observe(vr *ramen.VR, obj *unstructured.Unstructured) {
 	case done:
 		vr.LastError = ""
 	}
+}
+
+// condition is the object's condition of a kind for its current spec (its
+// observedGeneration the object's generation): status, message and when it
+// last changed; all zero when there is none.
+func condition(obj *unstructured.Unstructured, kind string) (status, message string, changed time.Time) {
+	conditions, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
+	for _, c := range conditions {
+		m, _ := c.(map[string]any)
+		observed, _, _ := unstructured.NestedInt64(m, "observedGeneration")
+		if m["type"] == kind && observed == obj.GetGeneration() {
+			status, _ = m["status"].(string)
+			message, _ = m["message"].(string)
+			if at, ok := m["lastTransitionTime"].(string); ok {
+				changed, _ = time.Parse(time.RFC3339, at)
+			}
+			return status, message, changed
+		}
+	}
+	return "", "", time.Time{}
 }
