@@ -5,14 +5,16 @@ package sweep_test
 import (
 	"testing"
 
+	"github.com/baton-dr/baton/internal/bugs"
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/sweep"
 )
 
-// TestASweepCatchesDemotingTheEnd builds the driver with the first seed's bug
-// (go test -tags baton_bugs): Demote acts on the chain's end. A sweep of the
+// TestASweepCatchesDemotingTheEnd switches the first seed's bug on (a build
+// with -tags baton_bugs): Demote acts on the chain's end. A sweep of the
 // fail-over story must fail, each failure with the command that replays it.
 func TestASweepCatchesDemotingTheEnd(t *testing.T) {
+	switchOn(t, bugs.DemoteEnd)
 	run := sweepSeeds(t, "wordpress/failover", 5)
 	failed := 0
 	for _, r := range run.Results {
@@ -34,6 +36,7 @@ func TestASweepCatchesDemotingTheEnd(t *testing.T) {
 // its replay command would: the same event log, byte for byte, and the same
 // violation.
 func TestTheReplayCommandReproducesAFailureExactly(t *testing.T) {
+	switchOn(t, bugs.DemoteEnd)
 	sc := scenario(t, "wordpress/failover")
 	first, again := sweep.One(sc, 2, false), sweep.One(sc, 2, false)
 	if first.Verdict == reports.Passed {
@@ -43,4 +46,14 @@ func TestTheReplayCommandReproducesAFailureExactly(t *testing.T) {
 		t.Fatalf("replay diverged: %s %q vs %s %q", first.EventLogHash, first.Violations[0].Message,
 			again.EventLogHash, again.Violations[0].Message)
 	}
+}
+
+// switchOn switches the bug on for the test, and every bug off after it.
+func switchOn(t *testing.T, name bugs.Name) {
+	t.Helper()
+	restore, err := bugs.Switch(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(restore)
 }

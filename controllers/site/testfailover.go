@@ -218,7 +218,7 @@ func (r *TestFailoverReconciler) expose(ctx context.Context, drill *v1.TestFailo
 		return err.Error(), nil
 	}
 	capacity := *resource.NewQuantity(size, resource.BinarySI)
-	mode := source.mode
+	mode := bubbleVolumeMode(source.mode)
 	labels := map[string]string{DrillLabel: drillMark(drill)}
 	pvName := "baton-drill-" + string(bubble.Ref.Volume)
 	pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: pvName, Labels: labels},
@@ -227,12 +227,12 @@ func (r *TestFailoverReconciler) expose(ctx context.Context, drill *v1.TestFailo
 			AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
 			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain, // the drill removes the bubble itself
 			StorageClassName:              "",
-			VolumeMode:                    &mode,
+			VolumeMode:                    mode,
 			ClaimRef:                      &corev1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: drill.Spec.TargetNamespace, Name: drill.Spec.PVCName},
 			PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{
 				Driver: r.driverName(), VolumeHandle: bubble.Ref.String(), FSType: source.fsType}},
 		}}
-	if mode == corev1.PersistentVolumeBlock {
+	if source.mode == corev1.PersistentVolumeBlock {
 		pv.Spec.CSI.FSType = "" // a raw device has no filesystem to mount
 	}
 	empty := ""
@@ -241,7 +241,7 @@ func (r *TestFailoverReconciler) expose(ctx context.Context, drill *v1.TestFailo
 			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
 			Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: capacity}},
 			StorageClassName: &empty,
-			VolumeMode:       &mode,
+			VolumeMode:       mode,
 			VolumeName:       pvName,
 		}}
 	for _, o := range []client.Object{pv, pvc} {
