@@ -54,7 +54,7 @@ func Replay(scenario string, seed uint64, chaos bool) string {
 // needs decide where the sites keep their records and whether their storage
 // is deployed from the start.
 func BedOptions(sc scenarios.Scenario, seed uint64, world ...simworld.Option) bedsim.Options {
-	options := bedsim.Options{Seed: seed, Scenario: sc.Name, World: world, Undeployed: sc.Needs.Undeployed}
+	options := bedsim.Options{Seed: seed, Scenario: sc.Name, World: world, Undeployed: sc.Needs.Undeployed, Claims: sc.Needs.Claims}
 	if sc.Needs.Objects {
 		options.Records = bedsim.CRDRecords
 	}

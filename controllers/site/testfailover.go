@@ -51,9 +51,13 @@ const (
 // The replica stays open and the chain records no hop, so replication goes
 // on. Deleting the TestFailover removes the PVC, the PV and the bubble.
 type TestFailoverReconciler struct {
-	Client   client.Client
-	Clock    backend.Clock
-	Operator *Operator
+	Client client.Client
+	Clock  backend.Clock
+	// Operator is the site's shell into its core: the *Operator, or the
+	// simulation's storageapi.Local (its drills run this reconciler).
+	Operator interface {
+		Do(ctx context.Context, f func(*core.Site) error) error
+	}
 	// DriverName is the CSI driver the PV names; empty is DefaultCSIDriverName.
 	DriverName string
 }
