@@ -140,6 +140,24 @@ func Find(name string) (Bug, error) {
 	return Bug{}, fmt.Errorf("no seeded bug %q (batonctl bugs list: %s)", name, strings.Join(names, ", "))
 }
 
+// Strings spells names as strings.
+func Strings(names []Name) []string {
+	out := make([]string, 0, len(names))
+	for _, name := range names {
+		out = append(out, string(name))
+	}
+	return out
+}
+
+// Replay is a replay command that switches the bugs on again: the
+// environment's selection before the command.
+func Replay(names []string, command string) string {
+	if len(names) == 0 {
+		return command
+	}
+	return Env + "=" + strings.Join(names, ",") + " " + command
+}
+
 // Parse reads a selection: comma-separated names, each in the catalogue.
 func Parse(selection string) ([]Name, error) {
 	var names []Name
