@@ -31,8 +31,8 @@ test: ## run every test, including the envtest suites on a real API server
 	@assets=$$(bash ci/controlplane/build.sh) && \
 	  echo "KUBEBUILDER_ASSETS=$$assets" && \
 	  KUBEBUILDER_ASSETS=$$assets $(GO) test -count=1 ./... && \
-	  echo "seeded bugs (-tags baton_bugs): the scenarios must catch them" && \
-	  $(GO) test -count=1 -tags baton_bugs -run 'Catches|Replay' ./sweep/
+	  echo "seeded bugs (-tags baton_bugs): the scenarios must catch every one (internal/bugs)" && \
+	  $(GO) test -count=1 -tags baton_bugs -run 'Catches|Replay|Miss|Switch|Lacks' ./sweep/ ./internal/bugs/ ./cmd/batonctl/
 
 sim: ## sweep every scenario over SEEDS seeds on the simulation bed; report in out/sim
 	$(GO) run -ldflags '$(LDFLAGS)' ./cmd/batonctl sim sweep --scenarios all --seeds $(SEEDS) --out out/sim

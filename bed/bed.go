@@ -57,6 +57,13 @@ type Needs struct {
 	// Undeployed: the sites' storage clusters are not deployed yet; the
 	// scenario deploys them (from the hub).
 	Undeployed bool
+	// Claims: the applications hold their volumes through
+	// PersistentVolumes and claims, as a Kubernetes site's pods do -- their
+	// files (workload.VolumeSpec.Files) on XFS filesystems, their databases
+	// raw block devices -- restored without fsType on the site a move goes
+	// to, as the seed saw Ramen restore one; a drill's bubbles are claims
+	// the site operator's TestFailover makes. It needs Objects.
+	Claims bool
 }
 
 // StorageRequest asks the hub for a site's storage cluster: a

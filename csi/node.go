@@ -168,7 +168,7 @@ func (n *Node) stageFilesystem(ctx context.Context, set *Set, v core.Volume, dev
 	if err != nil {
 		return err
 	}
-	format, fsType, err := chooseFilesystem(found, mount.GetFsType(), v.FsFound)
+	format, fsType, err := chooseFilesystem(found, askedFilesystem(mount.GetFsType()), v.FsFound)
 	if err != nil {
 		return fmt.Errorf("volume %s (%s): %w", v.Root, v.Ref, err)
 	}

@@ -177,7 +177,7 @@ func (c call) onLastLocal(ctx context.Context, op string, apply func(clusterAPI,
 		return err
 	}
 	err = apply(api, member.Ref)
-	if errors.Is(err, core.ErrNotFound) && c.chain.Contains(member.Ref) {
+	if errors.Is(err, core.ErrNotFound) && goneIsDone(c.chain, member.Ref) {
 		return nil
 	}
 	return err
@@ -208,7 +208,7 @@ func (r *Replication) PromoteVolume(ctx context.Context, req *replication.Promot
 // still holds a live primary, or has not shipped its final sync: Ramen then
 // retries with force.
 func (c call) promote(ctx context.Context, force bool) error {
-	end := c.chain.End()
+	end := promoteTarget(c.chain, c.set.Local())
 	here := c.set.IsLocal(end.Ref.Cluster)
 	switch {
 	case here && end.State == chain.Active:
@@ -254,7 +254,7 @@ func (r *Replication) ResyncVolume(ctx context.Context, req *replication.ResyncV
 // fail-back source, so that only the delta ships (rule 4). A demoted end here
 // (a relocation's old primary) reports whether its final sync arrived.
 func (c call) resync(ctx context.Context) (bool, error) {
-	end := c.chain.End()
+	end := resyncTarget(c.chain, c.set.Local())
 	if end.State == chain.Unknown {
 		return false, fmt.Errorf("%w: the cluster of the chain's end %s did not answer", chain.ErrUnreachable, end.Ref)
 	}
@@ -282,7 +282,7 @@ func (r *Replication) GetVolumeReplicationInfo(ctx context.Context, req *replica
 		return nil, toStatus(err)
 	}
 	defer c.release()
-	end := c.chain.End()
+	end := resyncTarget(c.chain, c.set.Local())
 	if end.State == chain.Unknown {
 		return nil, toStatus(fmt.Errorf("%w: the cluster of the chain's end %s did not answer", chain.ErrUnreachable, end.Ref))
 	}

@@ -41,6 +41,17 @@ type pageView struct {
 	FailuresLeftOut int
 	Details         []detailView
 	NotDetailed     int
+	// The seeded-bug matrix, when the run is one (Run.Matrix).
+	Matrix        []bugRowView
+	BugTotals     BugTotals
+	MatrixOverall string
+}
+
+// bugRowView is one row of the seeded-bug matrix.
+type bugRowView struct {
+	Bug, Does, Seed, Verdict, Class string
+	CaughtBy, Check, After, Runs    string
+	Replay                          string
 }
 
 type scenarioRow struct {
@@ -160,7 +171,36 @@ func buildPage(run Run) pageView {
 	for _, d := range chosen {
 		page.Details = append(page.Details, buildDetail(sorted[d.index], d.why, anchors[d.index]))
 	}
+	addMatrix(&page, run.Matrix)
 	return page
+}
+
+// addMatrix puts a seeded-bug matrix on the page: a row per bug, and a
+// banner that fails unless every bug run was caught.
+func addMatrix(page *pageView, rows []BugRow) {
+	if len(rows) == 0 {
+		return
+	}
+	page.BugTotals, page.MatrixOverall = CountBugs(rows), "passed"
+	if page.BugTotals.Caught != page.BugTotals.Bugs {
+		page.MatrixOverall = "failed"
+	}
+	for _, row := range rows {
+		view := bugRowView{Bug: row.Bug, Does: row.Does, Seed: row.Seed, Verdict: string(row.Verdict()), Class: "failed",
+			Runs: fmt.Sprintf("%d of %d", row.CaughtRuns(), len(row.Runs))}
+		switch row.Verdict() {
+		case BugCaught:
+			r, _ := row.CaughtBy()
+			check, message, after := r.Catch()
+			view.Class, view.CaughtBy = "passed", fmt.Sprintf("%s seed %d", r.Scenario, r.Seed)
+			view.Check, view.After, view.Replay = check+": "+message, formatDuration(after), r.Replay
+		case BugNotRun:
+			view.Class, view.Check = "errored", strings.Join(row.Lacking, "; ")
+		case BugErrored:
+			view.Class = "errored"
+		}
+		page.Matrix = append(page.Matrix, view)
+	}
 }
 
 func buildDetail(r Result, why, id string) detailView {

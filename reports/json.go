@@ -22,6 +22,35 @@ type JSONFile struct {
 	Totals    JSONTotals     `json:"totals"`
 	Scenarios []JSONScenario `json:"scenarios"`
 	Results   []JSONResult   `json:"results"`
+	// Bugs is a seeded-bug matrix's rows (Run.Matrix); absent otherwise.
+	Bugs []JSONBug `json:"bugs,omitempty"`
+}
+
+// JSONBug is one row of a seeded-bug matrix.
+type JSONBug struct {
+	Bug        string     `json:"bug"`
+	Does       string     `json:"does"`
+	Seed       string     `json:"seed"`
+	Scenarios  []string   `json:"scenarios"`
+	Lacking    []string   `json:"lacking"`
+	Verdict    BugVerdict `json:"verdict"` // caught, missed, errored, not run
+	Runs       int        `json:"runs"`
+	CaughtRuns int        `json:"caught_runs"`
+	// CaughtBy is the first run that caught it; absent unless caught.
+	CaughtBy *JSONCatch `json:"caught_by,omitempty"`
+	// Results are the runs with the bug on, without their timelines (each
+	// replays from its command).
+	Results []JSONResult `json:"results"`
+}
+
+// JSONCatch is how a run caught its bug.
+type JSONCatch struct {
+	Scenario string  `json:"scenario"`
+	Seed     uint64  `json:"seed"`
+	Check    string  `json:"check"` // the invariant or check that failed
+	Message  string  `json:"message"`
+	AfterMs  float64 `json:"after_ms"` // from the run's start
+	Replay   string  `json:"replay"`
 }
 
 // JSONRun describes the run as a whole.
@@ -78,6 +107,8 @@ type JSONResult struct {
 	BytesChanged uint64          `json:"bytes_changed"` // sum over syncs
 	Chains       []JSONChain     `json:"chains"`
 	Violations   []JSONViolation `json:"violations"`
+	// Bugs are the seeded bugs switched on for the run; absent for none.
+	Bugs []string `json:"bugs,omitempty"`
 	// Events is the whole timeline, for failed and errored results only:
 	// a passed result replays from its seed, and a sweep of thousands
 	// would otherwise carry millions of events nobody reads.
@@ -192,7 +223,26 @@ func NewJSONFile(run Run) JSONFile {
 	for _, result := range sorted {
 		file.Results = append(file.Results, jsonResult(result))
 	}
+	for _, row := range run.Matrix {
+		file.Bugs = append(file.Bugs, jsonBug(row))
+	}
 	return file
+}
+
+func jsonBug(row BugRow) JSONBug {
+	out := JSONBug{Bug: row.Bug, Does: row.Does, Seed: row.Seed, Scenarios: nonNil(row.Scenarios), Lacking: nonNil(row.Lacking),
+		Verdict: row.Verdict(), Runs: len(row.Runs), CaughtRuns: row.CaughtRuns(), Results: []JSONResult{}}
+	if r, ok := row.CaughtBy(); ok {
+		check, message, after := r.Catch()
+		out.CaughtBy = &JSONCatch{Scenario: r.Scenario, Seed: r.Seed, Check: check, Message: message,
+			AfterMs: milliseconds(after), Replay: r.Replay}
+	}
+	for _, r := range sortedResults(row.Runs) {
+		result := jsonResult(r)
+		result.Events = nil
+		out.Results = append(out.Results, result)
+	}
+	return out
 }
 
 func jsonResult(result Result) JSONResult {
@@ -201,7 +251,7 @@ func jsonResult(result Result) JSONResult {
 		EventLogHash: result.EventLogHash, Started: timestamp(result.Started), DurationMs: milliseconds(result.Duration),
 		Error: result.Error, HeldBesideMs: milliseconds(result.HeldBeside), RPOMaxMs: milliseconds(worstRPO(result)), BytesShipped: shipped, BytesChanged: changed,
 		Phases: []JSONPhase{}, Failovers: []JSONFailover{}, Syncs: []JSONSync{}, Chains: []JSONChain{},
-		Violations: []JSONViolation{}}
+		Violations: []JSONViolation{}, Bugs: result.Bugs}
 	for _, phase := range result.Phases {
 		out.Phases = append(out.Phases, JSONPhase{Name: phase.Name, StartMs: milliseconds(offset(result, phase.Start)),
 			DurationMs: milliseconds(phase.End.Sub(phase.Start)), OK: phase.OK, Note: phase.Note})

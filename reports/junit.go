@@ -65,6 +65,7 @@ type junitCase struct {
 	Time       float64          `xml:"time,attr"`
 	Error      *junitProblem    `xml:"error,omitempty"`
 	Failure    *junitProblem    `xml:"failure,omitempty"`
+	Skipped    *junitProblem    `xml:"skipped,omitempty"`
 	SystemOut  *junitText       `xml:"system-out,omitempty"`
 	Properties *junitProperties `xml:"properties,omitempty"`
 }
@@ -104,6 +105,13 @@ func WriteJUnit(w io.Writer, run Run) error {
 		total += suiteDuration(sorted[start:end])
 		suites.Suites = append(suites.Suites, suite)
 		start = end
+	}
+	if len(run.Matrix) > 0 {
+		suite := junitMatrix(run)
+		suites.Tests += suite.Tests
+		suites.Errors += suite.Errors
+		suites.Failures += suite.Failures
+		suites.Suites = append(suites.Suites, suite)
 	}
 	suites.Time = seconds(total)
 	if _, err := io.WriteString(w, xml.Header); err != nil {
@@ -152,6 +160,63 @@ func junitScenario(run Run, results []Result) junitSuite {
 		suite.Cases = append(suite.Cases, testcase)
 	}
 	return suite
+}
+
+// junitMatrix is the suite "seeded bugs": a testcase per bug, which passes
+// when a run caught it, fails when every run missed it, errs when a bed
+// errored, and is skipped, saying why, when the bed tells none of its
+// stories.
+func junitMatrix(run Run) junitSuite {
+	suite := junitSuite{Name: "seeded bugs", Package: run.Bed, Timestamp: junitTimestamp(run.Started),
+		Properties: junitProperties{Properties: []junitProperty{
+			{Name: "bed", Value: run.Bed}, {Name: "commit", Value: run.Commit}, {Name: "run", Value: run.Name}}}}
+	for _, row := range run.Matrix {
+		testcase := junitCase{Name: row.Bug, Classname: "seeded bugs", Status: string(row.Verdict()),
+			Time: seconds(suiteDuration(row.Runs)), SystemOut: &junitText{Text: xmlSafe(bugSummary(row))}}
+		switch row.Verdict() {
+		case BugCaught:
+		case BugMissedRow:
+			testcase.Failure = &junitProblem{Message: row.Bug + " missed by " + strings.Join(row.Scenarios, ", "),
+				Type: "missed", Description: xmlSafe(bugSummary(row))}
+			suite.Failures++
+		case BugErrored:
+			testcase.Error = &junitProblem{Message: row.Bug + ": a bed errored and no run caught it", Type: "errored",
+				Description: xmlSafe(bugSummary(row))}
+			suite.Errors++
+		default:
+			testcase.Skipped = &junitProblem{Message: "not run on the " + run.Bed + " bed: " + strings.Join(row.Lacking, "; ")}
+			suite.Skipped++
+		}
+		suite.Tests++
+		suite.Time += testcase.Time
+		suite.Cases = append(suite.Cases, testcase)
+	}
+	return suite
+}
+
+// bugSummary is a matrix row in text: what the bug does, how it was
+// caught, and each run's outcome with its replay command.
+func bugSummary(row BugRow) string {
+	var text strings.Builder
+	fmt.Fprintf(&text, "%s: %s (%s)\n", row.Bug, row.Does, row.Seed)
+	if r, ok := row.CaughtBy(); ok {
+		check, message, after := r.Catch()
+		fmt.Fprintf(&text, "caught by %s seed %d after %s: %s: %s\n", r.Scenario, r.Seed, formatDuration(after), check, message)
+	}
+	for _, lacking := range row.Lacking {
+		fmt.Fprintf(&text, "not run: %s\n", lacking)
+	}
+	for _, r := range sortedResults(row.Runs) {
+		outcome := "missed"
+		switch {
+		case r.Caught():
+			outcome = "caught"
+		case r.Verdict == Errored:
+			outcome = "errored: " + r.Error
+		}
+		fmt.Fprintf(&text, "%s seed %d: %s; replay: %s\n", r.Scenario, r.Seed, outcome, r.Replay)
+	}
+	return text.String()
 }
 
 // failureHeadline is the one line a CI system shows for a failed seed.

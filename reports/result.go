@@ -22,6 +22,10 @@ type Run struct {
 	Started  time.Time // wall clock of the machine that ran it
 	Duration time.Duration
 	Results  []Result
+	// Matrix is a seeded-bug matrix (batonctl bugs matrix): a row per bug,
+	// its runs with the bug on; Results are then the same stories run with
+	// no bug, which must pass. Nil for every other run.
+	Matrix []BugRow
 }
 
 // Verdict is a scenario's outcome.
@@ -57,6 +61,9 @@ type Result struct {
 	// runs beside it on the same sites, not counted against their limits
 	// (the real bed side by side; zero elsewhere).
 	HeldBeside time.Duration
+	// Bugs are the seeded bugs switched on for the run (WithBugs); empty
+	// for the code as it ships.
+	Bugs []string
 }
 
 // Phase is one step of a scenario ("deploy", "protect", "partition site-a",

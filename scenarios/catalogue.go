@@ -52,12 +52,15 @@ var stories = []struct {
 	name, story string
 	run         func(s *Script) error
 	uses        func(b bed.Bed) error
+	needs       bed.Needs
 }{
-	{"protect", "deploy on site A, protect, keep writing: every volume ships and verifies", protect, nil},
-	{"relocate", "planned relocation A→B and back: no acknowledged write lost either way", relocateTwice, nil},
-	{"failover", "site A cut off, unplanned fail-over to B, A returns, resyncs, and the application fails back", failoverAndBack, nil},
-	{"drill", "a test fail-over on B verifies the replica without disturbing replication", drill, usesDrills},
-	{"moves", "twelve planned and unplanned moves: a chain of thirteen members that resolves from each site", twelveMoves, nil},
+	{"protect", "deploy on site A, protect, keep writing: every volume ships and verifies", protect, nil, bed.Needs{}},
+	{"relocate", "planned relocation A→B and back: no acknowledged write lost either way", relocateTwice, nil, bed.Needs{}},
+	{"failover", "site A cut off, unplanned fail-over to B, A returns, resyncs, and the application fails back", failoverAndBack, nil, bed.Needs{}},
+	{"drill", "the application's files on XFS claims, its database a Block claim: a test fail-over on B verifies the replica " +
+		"through the bubble's PVs and claims without disturbing replication, then the application relocates to B on it",
+		drill, usesDrills, bed.Needs{Objects: true, Claims: true}},
+	{"moves", "twelve planned and unplanned moves: a chain of thirteen members that resolves from each site", twelveMoves, nil, bed.Needs{}},
 }
 
 // hubStories are told once, about the hub and the sites' storage; the
@@ -74,7 +77,8 @@ func Catalogue() []Scenario {
 	var out []Scenario
 	for _, kind := range []bed.Kind{bed.Gitea, bed.WordPress} {
 		for _, st := range stories {
-			out = append(out, Scenario{Name: string(kind) + "/" + st.name, Kind: kind, Story: st.story, run: st.run, uses: st.uses})
+			out = append(out, Scenario{Name: string(kind) + "/" + st.name, Kind: kind, Story: st.story, run: st.run, uses: st.uses,
+				Needs: st.needs})
 		}
 	}
 	out = append(out, hubStories...)
@@ -166,7 +170,7 @@ func drill(s *Script) error {
 		return err
 	}
 	b := other(s, s.App.Site)
-	return s.phase("drill on "+b, func() error {
+	if err := s.phase("drill on "+b, func() error {
 		driller, err := bed.Can[bed.Driller](s.Bed, drilling)
 		if err != nil {
 			return err
@@ -180,7 +184,13 @@ func drill(s *Script) error {
 		}
 		_, err = s.verify(true) // the primary was not disturbed
 		return err
-	})
+	}); err != nil {
+		return err
+	}
+	// Replication went on undisturbed: a planned move onto the replica the
+	// drill cloned loses nothing, its claims restored on B as Ramen
+	// restores them.
+	return s.relocate(b)
 }
 
 func twelveMoves(s *Script) error {

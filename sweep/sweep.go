@@ -13,6 +13,7 @@ import (
 	"time"
 
 	bedsim "github.com/baton-dr/baton/bed/sim"
+	"github.com/baton-dr/baton/internal/bugs"
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/scenarios"
 	simworld "github.com/baton-dr/baton/sim"
@@ -54,7 +55,7 @@ func Replay(scenario string, seed uint64, chaos bool) string {
 // needs decide where the sites keep their records and whether their storage
 // is deployed from the start.
 func BedOptions(sc scenarios.Scenario, seed uint64, world ...simworld.Option) bedsim.Options {
-	options := bedsim.Options{Seed: seed, Scenario: sc.Name, World: world, Undeployed: sc.Needs.Undeployed}
+	options := bedsim.Options{Seed: seed, Scenario: sc.Name, World: world, Undeployed: sc.Needs.Undeployed, Claims: sc.Needs.Claims}
 	if sc.Needs.Objects {
 		options.Records = bedsim.CRDRecords
 	}
@@ -62,16 +63,20 @@ func BedOptions(sc scenarios.Scenario, seed uint64, world ...simworld.Option) be
 }
 
 // One runs one scenario on one seed; world options (a trace) go to the kernel.
+// With seeded bugs switched on (internal/bugs) the result says so, its
+// replay command switches them on again, and a pass is a miss
+// (reports.WithBugs).
 func One(sc scenarios.Scenario, seed uint64, chaos bool, world ...simworld.Option) reports.Result {
 	w, err := bedsim.New(BedOptions(sc, seed, world...))
-	replay := Replay(sc.Name, seed, chaos)
+	on := bugs.Strings(bugs.Selected())
+	replay := bugs.Replay(on, Replay(sc.Name, seed, chaos))
 	if err != nil {
-		return reports.Result{Scenario: sc.Name, Seed: seed, Verdict: reports.Errored, Replay: replay, Error: err.Error()}
+		return reports.Result{Scenario: sc.Name, Seed: seed, Verdict: reports.Errored, Replay: replay, Error: err.Error(), Bugs: on}
 	}
 	result := sc.Run(w, scenarios.Options{Seed: seed, Chaos: chaos, Replay: replay})
 	result.EventLogHash = w.Sim.Hash()
 	result.Syncs = w.Syncs()
-	return result
+	return reports.WithBugs(result, on)
 }
 
 type job struct {

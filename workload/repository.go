@@ -117,7 +117,7 @@ func newRepository(workload, volume string, layout RepositoryLayout, rng *rand.R
 }
 
 func (g *repository) spec() VolumeSpec {
-	return VolumeSpec{Name: g.h.volumeName, SizeBytes: roundUpToMiB(g.h.sizeBlocks)}
+	return VolumeSpec{Name: g.h.volumeName, SizeBytes: roundUpToMiB(g.h.sizeBlocks), Files: true}
 }
 
 func (g *repository) hist() *history { return g.h }

@@ -78,7 +78,7 @@ func newUploads(workload, volume string, layout UploadsLayout, rng *rand.Rand) *
 }
 
 func (u *uploads) spec() VolumeSpec {
-	return VolumeSpec{Name: u.h.volumeName, SizeBytes: roundUpToMiB(u.h.sizeBlocks)}
+	return VolumeSpec{Name: u.h.volumeName, SizeBytes: roundUpToMiB(u.h.sizeBlocks), Files: true}
 }
 
 func (u *uploads) hist() *history { return u.h }

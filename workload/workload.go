@@ -41,6 +41,10 @@ type Workload interface {
 type VolumeSpec struct {
 	Name      string // at most 16 bytes; written into every block
 	SizeBytes uint64 // the model writes below this offset
+	// Files: the application keeps files on it (WordPress's uploads,
+	// Gitea's repositories), which a platform that mounts filesystems
+	// mounts as one; a database's volume is a raw device.
+	Files bool
 }
 
 // Devices are a workload's opened volumes, by volume name.

@@ -138,7 +138,7 @@ func (s *Apps) Deploy(spec bed.App) error {
 		if err != nil {
 			return fmt.Errorf("create volume %s on %s: %w", v.Name, spec.Site, err)
 		}
-		a.Volumes = append(a.Volumes, Volume{Name: v.Name, Handle: handle, SizeBytes: v.SizeBytes})
+		a.Volumes = append(a.Volumes, Volume{Name: v.Name, Handle: handle, SizeBytes: v.SizeBytes, Files: v.Files})
 	}
 	a.Ramen = s.config.Ramen.Add(spec.Name, a.Handles())
 	s.apps = append(s.apps, a)

@@ -86,6 +86,8 @@ type Volume struct {
 	// Handle is the CSI volume handle: the chain's root, kept for ever.
 	Handle    string
 	SizeBytes uint64
+	// Files: the application keeps files on it (workload.VolumeSpec.Files).
+	Files bool
 }
 
 // CloseDevices closes every device, in name order.

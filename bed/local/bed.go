@@ -16,6 +16,7 @@ import (
 	"github.com/baton-dr/baton/bed"
 	"github.com/baton-dr/baton/bed/apps"
 	"github.com/baton-dr/baton/bed/ramen"
+	"github.com/baton-dr/baton/internal/bugs"
 	"github.com/baton-dr/baton/storage/chain"
 )
 
@@ -159,7 +160,11 @@ func (b *Bed) findBinaries() error {
 		return nil
 	}
 	b.options.Binaries = filepath.Join(b.dir, "bin")
-	cmd := exec.Command("go", "build", "-o", b.options.Binaries+"/", "./cmd/baton-controller", "./cmd/baton-node", "./cmd/baton-csi")
+	args := []string{"build", "-o", b.options.Binaries + "/"}
+	if bugs.Carried { // the binaries carry the seeded bugs this process does
+		args = append(args, "-tags", bugs.Tag)
+	}
+	cmd := exec.Command("go", append(args, "./cmd/baton-controller", "./cmd/baton-node", "./cmd/baton-csi")...)
 	cmd.Dir = repositoryRoot()
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build of the bed's binaries: %w: %s", err, out)

@@ -57,16 +57,22 @@ func (p platform) Wrote(_, site string) { p.w.writes[site]++ }
 
 func (p platform) WriteFailed(a *apps.App, err error) { p.w.refusedWrite(a, err) }
 
-// CreateVolume creates a block volume, named APP-VOLUME, through the site's CSI controller,
-// on placeCount nodes.
+// CreateVolume creates a volume, named APP-VOLUME, through the site's CSI
+// controller, on placeCount nodes: a block volume, or with claims one of
+// files on a filesystem (volumeRequest), bound to its claim (provision).
 func (p platform) CreateVolume(site, app string, volume workload.VolumeSpec) (string, error) {
+	capability, size := p.w.volumeRequest(volume)
 	resp, err := p.w.Site(site).CSIController.CreateVolume(context.Background(), &csispec.CreateVolumeRequest{
 		Name:               app + "-" + volume.Name,
-		CapacityRange:      &csispec.CapacityRange{RequiredBytes: int64(volume.SizeBytes)},
-		VolumeCapabilities: []*csispec.VolumeCapability{blockCapability()},
+		CapacityRange:      &csispec.CapacityRange{RequiredBytes: int64(size)},
+		VolumeCapabilities: []*csispec.VolumeCapability{capability},
 		Parameters:         map[string]string{"placeCount": strconv.Itoa(placeCount)},
 	})
-	return resp.GetVolume().GetVolumeId(), err
+	if err != nil {
+		return "", err
+	}
+	handle := resp.GetVolume().GetVolumeId()
+	return handle, p.w.provision(site, app, volume, handle)
 }
 
 // StartPod schedules the application's pod on the site's first node that
@@ -78,7 +84,7 @@ func (p platform) StartPod(site, app string, volumes []apps.Volume) (apps.Pod, e
 	if n == nil {
 		return nil, fmt.Errorf("start %s on %s: no node is up", app, site)
 	}
-	devices, err := w.stage(n, volumes, true)
+	devices, err := w.stage(n, app, volumes, true)
 	if err != nil {
 		return nil, err
 	}
@@ -152,13 +158,14 @@ func blockCapability() *csispec.VolumeCapability {
 	}
 }
 
-// stage stages and publishes volumes on a node and opens their devices:
-// with retry as the kubelet does, retrying each volume while the driver
-// answers an error for up to stageLimit; without, one attempt.
-func (w *World) stage(n *Node, volumes []apps.Volume, retry bool) (workload.Devices, error) {
+// stage stages and publishes volumes on a node for a pod whose claims are
+// in namespace, and opens their devices: with retry as the kubelet does,
+// retrying each volume while the driver answers an error for up to
+// stageLimit; without, one attempt.
+func (w *World) stage(n *Node, namespace string, volumes []apps.Volume, retry bool) (workload.Devices, error) {
 	devices := workload.Devices{}
 	for _, v := range volumes {
-		d, err := w.stageVolume(n, v, retry)
+		d, err := w.stageVolume(n, namespace, v, retry)
 		if err != nil {
 			apps.CloseDevices(devices)
 			return nil, err
@@ -168,16 +175,16 @@ func (w *World) stage(n *Node, volumes []apps.Volume, retry bool) (workload.Devi
 	return devices, nil
 }
 
-func (w *World) stageVolume(n *Node, v apps.Volume, retry bool) (backend.Device, error) {
+func (w *World) stageVolume(n *Node, namespace string, v apps.Volume, retry bool) (backend.Device, error) {
 	if retry {
 		var lastErr error
 		if !w.RunUntil(func() bool {
-			lastErr = w.stageOne(n, v)
+			lastErr = w.stageOne(n, namespace, v)
 			return lastErr == nil
 		}, stageLimit) {
 			return nil, fmt.Errorf("stage %s on %s: %w", v.Name, n.Endpoint, lastErr)
 		}
-	} else if err := w.stageOne(n, v); err != nil {
+	} else if err := w.stageOne(n, namespace, v); err != nil {
 		return nil, err
 	}
 	ref, err := w.attachedMember(n, v.Handle)
@@ -188,19 +195,26 @@ func (w *World) stageVolume(n *Node, v apps.Volume, retry bool) (backend.Device,
 	if err != nil {
 		return nil, fmt.Errorf("open %s on %s: %w", v.Name, n.Endpoint, err)
 	}
+	if w.options.Claims && v.Files {
+		return filesView{d}, nil
+	}
 	return d, nil
 }
 
-func (w *World) stageOne(n *Node, v apps.Volume) error {
+func (w *World) stageOne(n *Node, namespace string, v apps.Volume) error {
+	capability, err := w.capability(n.site, namespace, v)
+	if err != nil {
+		return err
+	}
 	ctx := context.Background()
 	staging := "/var/lib/kubelet/plugins/baton/staging/" + v.Handle
 	if _, err := n.CSI.NodeStageVolume(ctx, &csispec.NodeStageVolumeRequest{VolumeId: v.Handle,
-		StagingTargetPath: staging, VolumeCapability: blockCapability()}); err != nil {
+		StagingTargetPath: staging, VolumeCapability: capability}); err != nil {
 		return err
 	}
-	_, err := n.CSI.NodePublishVolume(ctx, &csispec.NodePublishVolumeRequest{VolumeId: v.Handle,
+	_, err = n.CSI.NodePublishVolume(ctx, &csispec.NodePublishVolumeRequest{VolumeId: v.Handle,
 		StagingTargetPath: staging, TargetPath: "/var/lib/kubelet/pods/app/volumes/" + v.Handle,
-		VolumeCapability: blockCapability()})
+		VolumeCapability: capability})
 	return err
 }
 

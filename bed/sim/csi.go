@@ -26,7 +26,7 @@ func (s *Site) newCSI() {
 	services := csi.Assemble(csi.Assembly{Clusters: s.clusters(s.csiController()), Controller: true})
 	s.CSIController, s.CSIReplication = services.Controller, services.Replication
 	for _, n := range s.Nodes {
-		s.newNodeCSI(n, newMounter())
+		s.newNodeCSI(n, newMounter(n))
 	}
 }
 
@@ -43,10 +43,10 @@ func (s *Site) newNodeCSI(n *Node, mounts *mounter) {
 }
 
 // rebootCSI restarts a node's CSI node service after the node rebooted: no
-// mount survived, the files and the filesystems on the devices did.
+// mount survived, the files (and the filesystems on the devices) did.
 func (s *Site) rebootCSI(n *Node) {
 	old := n.CSI.Mounter.(*mounter)
-	s.newNodeCSI(n, &mounter{filesystems: old.filesystems, mounts: map[string]string{}, paths: old.paths})
+	s.newNodeCSI(n, &mounter{node: n, mounts: map[string]string{}, paths: old.paths})
 }
 
 // clustersSecret is the secret the site's operator writes for its driver:
@@ -92,7 +92,7 @@ func (d devices) Device(_ context.Context, v core.Volume) (string, error) {
 	} else if _, err := n.Pool.Volume(v.Dataset()); err != nil {
 		return "", fmt.Errorf("%w: %s has no %s yet", csi.ErrDeviceNotReady, n.Endpoint, v.Dataset())
 	}
-	return "/dev/sim/" + v.Dataset(), nil
+	return devicePath(v.Dataset()), nil
 }
 
 // open opens the device a staged member's pod writes to.
@@ -103,29 +103,32 @@ func (n *Node) open(dataset string) (backend.Device, error) {
 	return n.Pool.Open(dataset)
 }
 
-// mounter is a node's mount table, in memory: enough of an operating system
-// for the node service's logic (rule 7 included) to run unchanged. It is a
-// simulation double; the real one is csi.OSMounter.
+// mounter is a node's mount table, in memory, over the filesystems on its
+// devices (filesystem.go): enough of an operating system for the node
+// service's logic (rule 7 included) to run unchanged. It is a simulation
+// double; the real one is csi.OSMounter.
 type mounter struct {
-	filesystems map[string]string // device -> filesystem it carries
-	mounts      map[string]string // target -> source
-	paths       map[string]bool
+	node   *Node
+	mounts map[string]string // target -> source
+	paths  map[string]bool
 }
 
-func newMounter() *mounter {
-	return &mounter{filesystems: map[string]string{}, mounts: map[string]string{}, paths: map[string]bool{}}
+func newMounter(n *Node) *mounter {
+	return &mounter{node: n, mounts: map[string]string{}, paths: map[string]bool{}}
 }
 
 func (m *mounter) Filesystem(_ context.Context, device string) (string, error) {
-	return m.filesystems[device], nil
+	return m.node.filesystemOn(device)
 }
 
 func (m *mounter) Format(_ context.Context, device, fsType string) error {
-	m.filesystems[device] = fsType
-	return nil
+	return m.node.format(device, fsType)
 }
 
-func (m *mounter) Mount(_ context.Context, device, target, _ string, _ []string, _ bool) error {
+func (m *mounter) Mount(_ context.Context, device, target, fsType string, _ []string, _ bool) error {
+	if err := m.node.checkMounted(device, fsType); err != nil {
+		return err
+	}
 	m.mounts[target] = device
 	return nil
 }

@@ -125,4 +125,7 @@ func (w *World) RestartController(site string) {
 	if s.flow != nil {
 		s.flow.restart()
 	}
+	if s.drills != nil {
+		s.restartDrills()
+	}
 }

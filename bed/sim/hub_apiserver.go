@@ -31,7 +31,9 @@ import (
 //
 //   - metadata.generation is 1 on create and grows by one with every change
 //     outside metadata and status (the hub tells a stale Applied condition of
-//     its work from a current one by it); creationTimestamp is simulated time.
+//     its work from a current one by it); creationTimestamp is simulated time;
+//     metadata.uid is set, distinct for every object the server created (a
+//     drill's bubble is named after its TestFailover's).
 //   - Admission: the CEL rules of the flow's CRDs, written out in Go
 //     (admit). The fake runs no CEL and no OpenAPI validation; the rules the
 //     hub and the site operator rely on are these, the rest is not checked.
@@ -39,6 +41,8 @@ import (
 //     (applyDraft): the fake's own apply round-trips the apply configuration
 //     through the Go type, so "approved": false joins every apply and no
 //     approval ever conflicts, which the real server refuses.
+//   - Defaults: a PV's or a claim's volumeMode is Filesystem unless named
+//     (defaultVolumeMode).
 //   - Watches: every successful write is told to the watchers, in order, so
 //     the simulation's controllers and agents wake on what they watch.
 //
@@ -51,7 +55,9 @@ type apiServer struct {
 	scheme *runtime.Scheme
 	store  client.WithWatch // the fake, unwrapped
 	// owners are the field managers of each draft's top-level spec fields.
-	owners   map[types.NamespacedName]map[string][]string
+	owners map[types.NamespacedName]map[string][]string
+	// created counts the objects created, for their UIDs.
+	created  uint64
 	watchers []func(watchEvent)
 	// fails, when set, may fail a request (the API-errors fault): before the
 	// server acts, or after it committed a write whose answer is lost.
@@ -161,6 +167,9 @@ func (a *apiServer) create(ctx context.Context, c client.WithWatch, manager stri
 	}
 	obj.SetGeneration(1)
 	obj.SetCreationTimestamp(metav1.NewTime(a.clock.Now().Truncate(time.Second)))
+	a.created++
+	obj.SetUID(types.UID(fmt.Sprintf("00000000-0000-4000-8000-%012x", a.created)))
+	defaultVolumeMode(obj)
 	if err := c.Create(ctx, obj, opts...); err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -44,6 +45,9 @@ func newStore(w *World, name string, cluster chain.ClusterID, nodes []string) (c
 	}
 	scheme := runtime.NewScheme()
 	if err := v1.AddToScheme(scheme); err != nil {
+		return nil, nil, err
+	}
+	if err := corev1.AddToScheme(scheme); err != nil { // the claims and their PVs
 		return nil, nil, err
 	}
 	api := newAPIServer(name, w.Sim, scheme, &v1.Volume{}, &v1.Replication{}, &v1.Replica{}, &v1.StorageNode{},

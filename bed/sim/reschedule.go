@@ -70,7 +70,7 @@ func (w *World) reschedule() {
 			}
 			w.event(a.Site, reports.EventAction, "%s's pod is scheduled on %s", a.Spec.Name, e.to.Endpoint)
 		}
-		devices, err := w.stage(e.to, a.Volumes, false)
+		devices, err := w.stage(e.to, a.Spec.Name, a.Volumes, false)
 		if err != nil {
 			continue // the kubelet retries
 		}

@@ -37,8 +37,11 @@ type Site struct {
 	api     *apiServer
 	objects client.Client
 	// flow is the operator's deployment flow on api.
-	flow  *siteFlow
-	Nodes []*Node
+	flow *siteFlow
+	// drills is the operator's TestFailover controller on api; nil
+	// without claims (drill.go).
+	drills *controller
+	Nodes  []*Node
 	// ControllerUp is false while the site's operator is crashed.
 	ControllerUp bool
 	// outOfService are the nodes Kubernetes has tainted out-of-service.
@@ -160,6 +163,9 @@ func (s *Site) start() {
 	if s.objects != nil {
 		w.every(10*time.Second, s.Name+" status reconcilers", s.reconcileStatus)
 		s.flow = newSiteFlow(s)
+		if w.options.Claims {
+			s.newDrills()
+		}
 	}
 }
 

@@ -38,7 +38,11 @@ type Options struct {
 	// until the deployment flow creates it (from the hub's request), and the
 	// nodes' reports are refused until then. It needs CRD records.
 	Undeployed bool
-	World      []simworld.Option
+	// Claims: the applications hold their volumes through claims on the
+	// sites' API servers (bed.Needs.Claims, claims.go); the drills run the
+	// site operator's TestFailover. It needs CRD records.
+	Claims bool
+	World  []simworld.Option
 }
 
 func (o Options) withDefaults() Options {
@@ -101,6 +105,9 @@ var SiteNames = []string{"site-a", "site-b"}
 func New(options Options) (*World, error) {
 	if options.Undeployed && options.Records != CRDRecords {
 		return nil, fmt.Errorf("bed/sim: undeployed sites need CRD records: the deployment flow runs on the sites' API servers")
+	}
+	if options.Claims && options.Records != CRDRecords {
+		return nil, fmt.Errorf("bed/sim: claims need CRD records: they live on the sites' API servers")
 	}
 	worldOptions := options.World
 	if options.Scenario != "" {

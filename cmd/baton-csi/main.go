@@ -92,6 +92,9 @@ func run(args []string, output io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := command.SeededBugs("baton-csi", os.Stderr); err != nil {
+		return err
+	}
 	log := logr.FromSlogHandler(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.Level(-o.verbosity)}))
 	services, err := build(o)
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/baton-dr/baton/internal/command"
 )
 
 func main() {
@@ -26,8 +28,13 @@ func newRootCommand(env environment) *cobra.Command {
 block-storage stack for Kubernetes and the test bed that proves it.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// A seeded-bug selection this batonctl cannot honour (BATON_BUG) is
+		// refused before any command runs.
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return command.SeededBugs("batonctl", cmd.ErrOrStderr())
+		},
 	}
-	root.AddCommand(newVersionCommand(), newCSICommand(), newSimCommand(), newChaosCommand(), newCICommand(), newBenchCommand(), newGetCommand(env), newChainCommand(env), newScenarioCommand(), newRealbedCommand())
+	root.AddCommand(newVersionCommand(), newCSICommand(), newSimCommand(), newChaosCommand(), newCICommand(), newBenchCommand(), newGetCommand(env), newChainCommand(env), newScenarioCommand(), newRealbedCommand(), newBugsCommand())
 	refuseUnknownSubcommands(root)
 	return root
 }

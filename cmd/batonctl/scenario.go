@@ -15,6 +15,7 @@ import (
 	"github.com/baton-dr/baton/bed"
 	"github.com/baton-dr/baton/bed/local"
 	"github.com/baton-dr/baton/bed/real"
+	"github.com/baton-dr/baton/internal/bugs"
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/scenarios"
 	"github.com/baton-dr/baton/sweep"
@@ -163,8 +164,11 @@ type closingBed interface {
 // runThenClose runs the scenario on b and closes it. ^C or SIGTERM
 // mid-scenario still closes the bed (closing says what that does): its
 // namespaces, mounts, loop devices and partitions must not outlive batonctl.
-// A close that fails fails the run, as the invariant closed.
+// A close that fails fails the run, as the invariant closed. With seeded
+// bugs switched on, a pass is a miss (reports.WithBugs).
 func runThenClose(sc scenarios.Scenario, b closingBed, options scenarios.Options, w io.Writer, closing, closed string) reports.Result {
+	on := bugs.Strings(bugs.Selected())
+	options.Replay = bugs.Replay(on, options.Replay)
 	interrupted := make(chan os.Signal, 1)
 	signal.Notify(interrupted, os.Interrupt, syscall.SIGTERM)
 	defer func() {
@@ -190,7 +194,7 @@ func runThenClose(sc scenarios.Scenario, b closingBed, options scenarios.Options
 		result.Verdict = reports.Failed
 		result.Violations = append(result.Violations, reports.Violation{Invariant: closed, Message: err.Error(), At: time.Now()})
 	}
-	return result
+	return reports.WithBugs(result, on)
 }
 
 func sanitize(name string) string {

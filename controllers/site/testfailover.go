@@ -51,9 +51,13 @@ const (
 // The replica stays open and the chain records no hop, so replication goes
 // on. Deleting the TestFailover removes the PVC, the PV and the bubble.
 type TestFailoverReconciler struct {
-	Client   client.Client
-	Clock    backend.Clock
-	Operator *Operator
+	Client client.Client
+	Clock  backend.Clock
+	// Operator is the site's shell into its core: the *Operator, or the
+	// simulation's storageapi.Local (its drills run this reconciler).
+	Operator interface {
+		Do(ctx context.Context, f func(*core.Site) error) error
+	}
 	// DriverName is the CSI driver the PV names; empty is DefaultCSIDriverName.
 	DriverName string
 }
@@ -218,7 +222,7 @@ func (r *TestFailoverReconciler) expose(ctx context.Context, drill *v1.TestFailo
 		return err.Error(), nil
 	}
 	capacity := *resource.NewQuantity(size, resource.BinarySI)
-	mode := source.mode
+	mode := bubbleVolumeMode(source.mode)
 	labels := map[string]string{DrillLabel: drillMark(drill)}
 	pvName := "baton-drill-" + string(bubble.Ref.Volume)
 	pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: pvName, Labels: labels},
@@ -227,12 +231,12 @@ func (r *TestFailoverReconciler) expose(ctx context.Context, drill *v1.TestFailo
 			AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
 			PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain, // the drill removes the bubble itself
 			StorageClassName:              "",
-			VolumeMode:                    &mode,
+			VolumeMode:                    mode,
 			ClaimRef:                      &corev1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: drill.Spec.TargetNamespace, Name: drill.Spec.PVCName},
 			PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{
 				Driver: r.driverName(), VolumeHandle: bubble.Ref.String(), FSType: source.fsType}},
 		}}
-	if mode == corev1.PersistentVolumeBlock {
+	if source.mode == corev1.PersistentVolumeBlock {
 		pv.Spec.CSI.FSType = "" // a raw device has no filesystem to mount
 	}
 	empty := ""
@@ -241,7 +245,7 @@ func (r *TestFailoverReconciler) expose(ctx context.Context, drill *v1.TestFailo
 			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
 			Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: capacity}},
 			StorageClassName: &empty,
-			VolumeMode:       &mode,
+			VolumeMode:       mode,
 			VolumeName:       pvName,
 		}}
 	for _, o := range []client.Object{pv, pvc} {

@@ -63,7 +63,10 @@ func Problems(output io.Writer, name string, problems []string) error {
 // with the status of its error (Exit).
 func Main(name string, run func(ctx context.Context, args []string, stderr io.Writer) error) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stderr)
+	err := SeededBugs(name, os.Stderr)
+	if err == nil {
+		err = run(ctx, os.Args[1:], os.Stderr)
+	}
 	stop()
 	Exit(name, err)
 }

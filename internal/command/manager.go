@@ -39,6 +39,9 @@ func RunManager[O any](ctx context.Context, name string, args []string, stdout, 
 	if errors.Is(err, ErrUsage) {
 		return 2 // the flag set printed why
 	}
+	if err == nil {
+		err = SeededBugs(name, stderr)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, name+":", err)
 		return 2

@@ -179,7 +179,7 @@ func walkFrom(root Ref, records map[Ref]Member, next map[Ref]Ref) ([]Member, err
 	visited := map[Ref]bool{root: true}
 	for cur := root; ; {
 		to, ok := next[cur]
-		if !ok {
+		if !ok || stopsShort(len(walk)-1) {
 			return walk, nil
 		}
 		if visited[to] {

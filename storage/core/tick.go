@@ -113,7 +113,10 @@ func (s *Site) reap(in scope, volumes []Volume, replicas []Replica) error {
 			continue
 		}
 		i := slices.IndexFunc(replicas, func(r Replica) bool { return r.Source == v.Successor })
-		if i < 0 || len(replicas[i].held()) == 0 {
+		if i < 0 {
+			continue
+		}
+		if _, _, arrived := replicas[i].newest(); !arrived {
 			continue
 		}
 		v.transition(chain.Tombstone)

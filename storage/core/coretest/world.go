@@ -198,7 +198,9 @@ func (w *World) apply(n *Node) error {
 }
 
 // ship delivers a stream to every receiver the way zfs recv takes it: only
-// into a replica the target's spec holds open.
+// into a replica the target's spec holds open. As the node agent's, the send
+// succeeds when one receiver took it (a receiver that missed it catches up
+// through DRBD), and reports NoBase when every receiver lacked the base.
 func (w *World) ship(from *Node, send core.SendSpec) (core.SendResult, error) {
 	now := w.Clock.Now()
 	started, finished := now, now
@@ -211,6 +213,8 @@ func (w *World) ship(from *Node, send core.SendSpec) (core.SendResult, error) {
 		result.Error = "connection refused"
 		return result, nil
 	}
+	var failures []string
+	noBase := 0
 	for _, r := range send.Receivers {
 		to := w.Node(send.Target, r.Node)
 		if to == nil {
@@ -221,13 +225,18 @@ func (w *World) ship(from *Node, send core.SendSpec) (core.SendResult, error) {
 			return result, err
 		}
 		if !slices.ContainsFunc(spec.Replicas, func(rs core.ReplicaSpec) bool { return rs.Dataset == send.TargetDataset && rs.Open }) {
-			result.Error = "replica closed"
-			return result, nil
+			failures = append(failures, "replica closed")
+			continue
 		}
 		if err := Receive(to, send); err != nil {
-			result.Error, result.NoBase = err.Error(), strings.Contains(err.Error(), "does not match")
-			return result, nil
+			failures = append(failures, err.Error())
+			if strings.Contains(err.Error(), "does not match") {
+				noBase++
+			}
 		}
+	}
+	if len(failures) == len(send.Receivers) && len(failures) > 0 {
+		result.Error, result.NoBase = strings.Join(failures, "; "), noBase == len(send.Receivers)
 	}
 	return result, nil
 }
