@@ -41,6 +41,17 @@ everything.
 Flags:
 `
 
+// defaultSyncPatience is how long ResyncVolume waits for the sync it kicked
+// (and PromoteVolume for a final sync) before it answers. csi-addons v0.12.0
+// asks a not-ready resync again only 30 s later, so each not-ready answer
+// adds up to 30 s in which the data may land unseen: with 20 s, a
+// demote and resync after a 90 s cut on the real bed took 53-55 s, its data
+// shipped in the first half of it (issue 40). Waiting up to 2 minutes makes a
+// resync as long as its data takes; it stays below the 3-minute deadline the
+// csi-addons manager and sidecar give each call, and each VR has a reconcile
+// of its own (the manager runs up to 100 at once).
+const defaultSyncPatience = 2 * time.Minute
+
 type options struct {
 	endpoint, addonsAddress, nodeID, site, clustersFile, mode string
 	caFile, devices, deviceDir, driverName                    string
@@ -66,7 +77,7 @@ func parse(args []string, output io.Writer) (options, error) {
 	flags.StringVar(&o.deviceDir, "device-dir", "", "directory of device nodes (drbd: /dev) or of the node agent's links")
 	flags.StringVar(&o.driverName, "driver-name", csi.DriverName, "CSI driver name")
 	flags.DurationVar(&o.callTimeout, "call-timeout", storageapi.DefaultCallTimeout, "deadline of each storage API call")
-	flags.DurationVar(&o.syncPatience, "sync-patience", 20*time.Second,
+	flags.DurationVar(&o.syncPatience, "sync-patience", defaultSyncPatience,
 		"how long ResyncVolume waits for the sync it kicked before it answers not ready, and PromoteVolume for the demoted source's final sync before it answers Unavailable (csi-addons asks again only 30 s or its backoff later; 0: answer at once)")
 	flags.IntVar(&o.verbosity, "v", 0, "log verbosity (1: every call)")
 	if err := flags.Parse(args); err != nil {

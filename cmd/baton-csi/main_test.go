@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestHelpSaysWhatTheDriverDoes(t *testing.T) {
@@ -52,5 +54,24 @@ func TestBuildRefusesABrokenClustersFile(t *testing.T) {
 	s, err := build(o)
 	if err != nil || s.Node == nil || s.Controller == nil || s.Replication == nil {
 		t.Fatalf("all mode built %+v, %v", s, err)
+	}
+}
+
+// TestTheSyncWaitEndsBeforeItsCaller: ResyncVolume's wait must answer before
+// the csi-addons manager and sidecar give up on the call (3 minutes in
+// v0.12.0), or the wait would turn a slow resync into a failed one. The
+// call also does its own storage API calls (at most a few call timeouts).
+func TestTheSyncWaitEndsBeforeItsCaller(t *testing.T) {
+	const csiAddonsDeadline = 3 * time.Minute
+	o, err := parse([]string{"--node-id=n1"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slack := csiAddonsDeadline - o.syncPatience; slack < 3*o.callTimeout {
+		t.Errorf("--sync-patience %s leaves %s of csi-addons' %s deadline, less than three storage API calls (%s each)",
+			o.syncPatience, slack, csiAddonsDeadline, o.callTimeout)
+	}
+	if o.syncPatience <= 30*time.Second {
+		t.Errorf("--sync-patience %s: a not-ready resync waits csi-addons' 30 s requeue unseen", o.syncPatience)
 	}
 }
