@@ -130,62 +130,70 @@ func (b *Bed) reconcileObject(ctx context.Context, s *site, vr *ramen.VR, o vrOb
 	}
 	vr.Enabled = true
 	observe(vr, obj)
-	if vr.Done() {
-		b.phases.reached(s.Site, vr, obj)
-	}
+	b.phases.observed(s.Site, vr, obj)
 	return 0
 }
 
-// phaseLog notes, of each VR, when the bed wrote its wish, and once the
-// VR reached it how long that took and where the time went, by the times
-// the site's csi-addons controller changed the object's conditions:
-// Completed (promoted or demoted) and, for a secondary, Resyncing (the
-// resync done). After a long cut that says whether a demote and resync
-// took as long as the data they shipped or as the controller's requeues
-// (issue 40). The VRs' passes run concurrently; the timeline is the pump's
-// (take).
+// phaseLog notes, of each VR, when the bed wrote its wish, when the site's
+// csi-addons controller first reported the state wished (status.state:
+// promoted or demoted), and once the VR reached its wish how long that took
+// and where the time went; for a secondary, when its Resyncing condition last
+// changed (the resync done). After a long cut that says whether a demote and
+// resync took as long as the data they shipped or as the controller's
+// requeues (issue 40). The VRs' passes run concurrently; the timeline is the
+// pump's (take).
 type phaseLog struct {
 	mu    sync.Mutex
-	since map[*ramen.VR]time.Time
+	ways  map[*ramen.VR]*way
 	lines []phaseLine
 }
+
+// way is one VR's way to its wish: when it was asked, when its state was
+// first seen as wished.
+type way struct{ asked, state time.Time }
 
 type phaseLine struct{ site, detail string }
 
 func (l *phaseLog) asked(vr *ramen.VR) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.since == nil {
-		l.since = map[*ramen.VR]time.Time{}
+	if l.ways == nil {
+		l.ways = map[*ramen.VR]*way{}
 	}
-	l.since[vr] = time.Now()
+	l.ways[vr] = &way{asked: time.Now()}
 }
 
-func (l *phaseLog) reached(site string, vr *ramen.VR, obj *unstructured.Unstructured) {
+// observed notes what a pass read of a VR asked for (observe ran on obj).
+func (l *phaseLog) observed(site string, vr *ramen.VR, obj *unstructured.Unstructured) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	asked, ok := l.since[vr]
+	w, ok := l.ways[vr]
 	if !ok {
 		return
 	}
-	delete(l.since, vr)
-	after := func(kind string) string {
-		_, _, changed := condition(obj, kind)
-		if changed.IsZero() {
-			return "?"
-		}
-		// The object's times are whole seconds: one before asked is the same.
-		return max(changed.Sub(asked), 0).Round(time.Second).String()
+	wished := vr.Promoted || vr.Demoted
+	if wished && w.state.IsZero() {
+		w.state = time.Now()
 	}
-	took := time.Since(asked).Round(100 * time.Millisecond)
+	if !vr.Done() {
+		return
+	}
+	delete(l.ways, vr)
+	after := func(t time.Time) string { return max(t.Sub(w.asked), 0).Round(time.Second).String() }
+	took := time.Since(w.asked).Round(100 * time.Millisecond)
 	var detail string
 	switch vr.Wants {
 	case ramen.Primary:
-		detail = fmt.Sprintf("VolumeReplication %s primary %s after it was asked (Completed after %s)",
-			vr.Handle, took, after(conditionCompleted))
+		detail = fmt.Sprintf("VolumeReplication %s primary %s after it was asked (state Primary seen after %s)",
+			vr.Handle, took, after(w.state))
 	case ramen.Secondary:
-		detail = fmt.Sprintf("VolumeReplication %s secondary %s after it was asked (demoted: Completed after %s; resynced: Resyncing false after %s)",
-			vr.Handle, took, after(conditionCompleted), after(conditionResyncing))
+		resynced := "?"
+		// The object's times are whole seconds: one before asked is the same.
+		if _, _, changed := condition(obj, conditionResyncing); !changed.Before(w.asked.Truncate(time.Second)) {
+			resynced = after(changed)
+		}
+		detail = fmt.Sprintf("VolumeReplication %s secondary %s after it was asked (state Secondary seen after %s; Resyncing false after %s)",
+			vr.Handle, took, after(w.state), resynced)
 	default:
 		return
 	}

@@ -25,44 +25,58 @@ func vrWithConditions(generation int64, conditions map[string]time.Time, status 
 }
 
 // TestAVRsPhasesSayWhereItsTimeWent: a demote and resync after a long cut
-// is put on the timeline with the time each condition changed after the
-// bed asked, so that a resync bounded by a requeue shows as one.
+// is put on the timeline with when its state was seen and when its resync
+// ended, after the bed asked, so that a resync bounded by a requeue shows
+// as one.
 func TestAVRsPhasesSayWhereItsTimeWent(t *testing.T) {
 	asked := time.Now().Add(-time.Minute).Truncate(time.Second)
 	vr := &ramen.VR{Handle: "c:v", Site: "site-a", Wants: ramen.Secondary}
 	var l phaseLog
 	l.asked(vr)
-	l.since[vr] = asked
-	obj := vrWithConditions(3,
-		map[string]time.Time{conditionCompleted: asked.Add(5 * time.Second), conditionResyncing: asked.Add(47 * time.Second),
+	l.ways[vr].asked = asked
+
+	degraded := vrWithConditions(3,
+		map[string]time.Time{conditionCompleted: asked.Add(-time.Hour), conditionDegraded: asked.Add(5 * time.Second)},
+		map[string]string{conditionCompleted: "True", conditionDegraded: "True"})
+	observe(vr, degraded)
+	l.observed("site-a", vr, degraded)
+	if lines := l.take(); len(lines) != 0 {
+		t.Fatalf("a VR demoted but not resynced is on the timeline as there: %v", lines)
+	}
+
+	resynced := vrWithConditions(3,
+		map[string]time.Time{conditionCompleted: asked.Add(-time.Hour), conditionResyncing: asked.Add(47 * time.Second),
 			conditionDegraded: asked.Add(47 * time.Second)},
 		map[string]string{conditionCompleted: "True", conditionResyncing: "False", conditionDegraded: "False"})
-	observe(vr, obj)
+	observe(vr, resynced)
 	if !vr.Done() {
 		t.Fatal("the VR's conditions do not make it secondary and resynced")
 	}
-	l.reached("site-a", vr, obj)
+	l.observed("site-a", vr, resynced)
 	lines := l.take()
 	if len(lines) != 1 {
 		t.Fatalf("%d lines, want 1: %v", len(lines), lines)
 	}
-	for _, want := range []string{"c:v secondary", "Completed after 5s", "Resyncing false after 47s"} {
+	for _, want := range []string{"c:v secondary 1m", "state Secondary seen after 1m", "Resyncing false after 47s"} {
 		if !strings.Contains(lines[0].detail, want) {
 			t.Errorf("%q does not say %q", lines[0].detail, want)
 		}
 	}
-	l.reached("site-a", vr, obj)
+	l.observed("site-a", vr, resynced)
 	if lines := l.take(); len(lines) != 0 {
 		t.Errorf("a VR that reached its wish is put on the timeline again: %v", lines)
 	}
 
-	// A condition of the object's former generation says nothing of this wish.
-	stale := &ramen.VR{Handle: "c:w", Site: "site-a", Wants: ramen.Secondary}
-	l.asked(stale)
-	obj = vrWithConditions(3, map[string]time.Time{conditionCompleted: asked}, map[string]string{conditionCompleted: "True"})
-	obj.SetGeneration(4)
-	l.reached("site-a", stale, obj)
-	if lines := l.take(); len(lines) != 1 || !strings.Contains(lines[0].detail, "Completed after ?") {
-		t.Errorf("a condition of another generation was taken for this wish's: %v", lines)
+	// A Resyncing condition that last changed before the wish says nothing
+	// of this resync.
+	again := &ramen.VR{Handle: "c:w", Site: "site-a", Wants: ramen.Secondary}
+	l.asked(again)
+	old := vrWithConditions(3,
+		map[string]time.Time{conditionCompleted: asked, conditionResyncing: asked, conditionDegraded: asked},
+		map[string]string{conditionCompleted: "True", conditionResyncing: "False", conditionDegraded: "False"})
+	observe(again, old)
+	l.observed("site-a", again, old)
+	if lines := l.take(); len(lines) != 1 || !strings.Contains(lines[0].detail, "Resyncing false after ?") {
+		t.Errorf("a resync that ended before the wish was taken for its: %v", lines)
 	}
 }
