@@ -82,8 +82,13 @@ func TestSnapshotBetweenStepsLosesTheLaterWrites(t *testing.T) {
 			if vv.Lost.Acknowledged > 0 && (oldest.IsZero() || vv.Lost.Oldest.Before(oldest)) {
 				oldest = vv.Lost.Oldest
 			}
-			if vv.Lost.Acknowledged > 0 && vv.Lost.RPO != now.Sub(vv.Lost.Oldest) {
-				t.Errorf("%s: RPO %s for oldest %s at %s", vv.Volume, vv.Lost.RPO, vv.Lost.Oldest, now)
+			if vv.Lost.Acknowledged > 0 && vv.Lost.Age != now.Sub(vv.Lost.Oldest) {
+				t.Errorf("%s: loss age %s for oldest %s at %s", vv.Volume, vv.Lost.Age, vv.Lost.Oldest, now)
+			}
+			// Failing at the first step after the snapshot, the RPO is the
+			// span back to the prefix's newest write, whenever the verdict ran.
+			if vv.Lost.Acknowledged > 0 && vv.RPO(cutAt) != cutAt.Sub(vv.Prefix.At) {
+				t.Errorf("%s: RPO %s for a failure at %s and a prefix through %s", vv.Volume, vv.RPO(cutAt), cutAt, vv.Prefix.At)
 			}
 		}
 		if got := v.LostAcknowledged(); got != writesAfter {

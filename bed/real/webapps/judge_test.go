@@ -156,8 +156,8 @@ func TestWorkloadVerdictFeedsMoveLosses(t *testing.T) {
 	if vv.Lost.Acknowledged != 3 || vv.Prefix.Writes != 5 || vv.Prefix.Seq != 5 || vv.BytesWritten != 800 {
 		t.Fatalf("converted %+v", vv)
 	}
-	if want := t0.Add(6*time.Second + 100*time.Millisecond); !vv.Lost.Oldest.Equal(want) || vv.Lost.RPO != at.Sub(want) {
-		t.Fatalf("oldest lost %s (RPO %s), want %s", vv.Lost.Oldest, vv.Lost.RPO, want)
+	if want := t0.Add(6*time.Second + 100*time.Millisecond); !vv.Lost.Oldest.Equal(want) || vv.Lost.Age != at.Sub(want) {
+		t.Fatalf("oldest lost %s (loss age %s), want %s", vv.Lost.Oldest, vv.Lost.Age, want)
 	}
 	if vv.Consistent() || vv.Violations[0].Kind != workload.Checksum || vv.Violations[0].Block != 2 {
 		t.Fatalf("want write 2's corruption as a checksum violation: %v", vv.Violations)
