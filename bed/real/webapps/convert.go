@@ -17,9 +17,10 @@ const maxViolationsPerVolume = 32
 //     sequence number, At when it was issued) and how many were found;
 //   - Lost: the acknowledged writes lost; Oldest is when the oldest was
 //     acknowledged and Age its age at the read-back (the loss age), as
-//     workload defines it (Verdict.RPO, the window from the recovery point,
-//     is this package's figure); Unacknowledged, the unknown-outcome writes
-//     that did not happen;
+//     workload defines it (Verdict.LossWindow, the span from the recovery
+//     point to the newest loss, is this package's figure; the RPO is the
+//     converted verdict's, from the failure); Unacknowledged, the
+//     unknown-outcome writes that did not happen;
 //   - Violations: corruption (Checksum), writes no operation made or made
 //     twice (UnknownWrite), holes (Torn), and an application that did not
 //     come back (Unreadable, on every volume). A Violation's Block is the
