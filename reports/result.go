@@ -88,9 +88,9 @@ type Failover struct {
 	// planned relocation must lose none.
 	LostWrites int
 	// RPO is from the failure (the cut that triggered an unplanned move) back
-	// to the recovery point the new primary holds: when the newest write it
-	// holds of the lost writes' history was issued (workload.VolumeVerdict.RPO).
-	// Zero when nothing was lost.
+	// to the recovery point the new primary holds: the oldest acknowledged
+	// write it lost (workload.VolumeVerdict.RPO). Zero when nothing was lost
+	// before the failure.
 	RPO time.Duration
 	// RTO is from the failure (an unplanned move's cut; a planned move's
 	// decision) until the application served again on the new site.

@@ -20,18 +20,18 @@ func TestRPOIsFromTheFailureToTheRecoveryPoint(t *testing.T) {
 		rpo   time.Duration
 	}{
 		{name: "nothing lost", v: VolumeVerdict{Prefix: Prefix{Seq: 9, Writes: 9, At: t0}}},
-		{name: "a prefix before the failure",
+		{name: "a busy volume: back to the first write it lost",
 			v:     VolumeVerdict{Prefix: Prefix{Seq: 9, Writes: 9, At: t0.Add(40 * time.Second)}, Lost: lost(t0.Add(41 * time.Second))},
-			point: t0.Add(40 * time.Second), rpo: 20 * time.Second},
-		{name: "the empty prefix: back to the oldest lost write",
+			point: t0.Add(41 * time.Second), rpo: 19 * time.Second},
+		{name: "an idle volume: its idle span before the loss is not lost",
+			v:     VolumeVerdict{Prefix: Prefix{Seq: 9, Writes: 9, At: t0.Add(-time.Hour)}, Lost: lost(t0.Add(50 * time.Second))},
+			point: t0.Add(50 * time.Second), rpo: 10 * time.Second},
+		{name: "the empty prefix",
 			v:     VolumeVerdict{Lost: lost(t0.Add(30 * time.Second))},
 			point: t0.Add(30 * time.Second), rpo: 30 * time.Second},
-		{name: "a hole before the newest write held",
-			v:     VolumeVerdict{Prefix: Prefix{Seq: 9, Writes: 8, At: t0.Add(50 * time.Second)}, Lost: lost(t0.Add(10 * time.Second))},
-			point: t0.Add(10 * time.Second), rpo: 50 * time.Second},
 		{name: "only writes after the failure lost",
-			v:     VolumeVerdict{Prefix: Prefix{Seq: 9, Writes: 9, At: t0.Add(70 * time.Second)}, Lost: lost(t0.Add(71 * time.Second))},
-			point: t0.Add(70 * time.Second)},
+			v:     VolumeVerdict{Prefix: Prefix{Seq: 9, Writes: 9, At: t0.Add(20 * time.Second)}, Lost: lost(t0.Add(71 * time.Second))},
+			point: t0.Add(71 * time.Second)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			point, ok := tc.v.RecoveryPoint()

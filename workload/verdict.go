@@ -127,13 +127,13 @@ type VolumeVerdict struct {
 // that the application can recover from.
 func (v VolumeVerdict) Consistent() bool { return len(v.Violations) == 0 && v.Suppressed == 0 }
 
-// RecoveryPoint is the moment up to which the device holds every
-// acknowledged write: when the newest write of its prefix was issued
-// (Prefix.At) -- but never after the oldest lost acknowledged write, which a
-// volume with a hole (an application verdict that is not a prefix) or the
-// empty prefix puts first. ok is false when no acknowledged write was lost:
-// the device then holds all of them, and there is no recovery point to go
-// back to.
+// RecoveryPoint is the latest moment whose state the device holds as far
+// as acknowledged writes go: when the oldest lost acknowledged write was
+// acknowledged (Lost.Oldest; the models issue and acknowledge a write at one
+// time). The device holds every acknowledged write before it. Not the newest write it holds (Prefix.At): a volume idle before its
+// last snapshot holds that write, yet its data is as of the snapshot, so
+// the prefix's end would count the idle span as lost. ok is false when no
+// acknowledged write was lost: the device then holds all of them.
 func (v VolumeVerdict) RecoveryPoint() (point time.Time, ok bool) {
 	if v.Lost.Acknowledged == 0 {
 		return time.Time{}, false
@@ -141,19 +141,16 @@ func (v VolumeVerdict) RecoveryPoint() (point time.Time, ok bool) {
 	if v.Lost.Oldest.IsZero() {
 		panic(fmt.Sprintf("workload: volume %s lost %d acknowledged writes without a time", v.Volume, v.Lost.Acknowledged))
 	}
-	if v.Prefix.Seq == 0 || v.Prefix.At.After(v.Lost.Oldest) {
-		return v.Lost.Oldest, true
-	}
-	return v.Prefix.At, true
+	return v.Lost.Oldest, true
 }
 
 // RPO is the recovery point the move achieved, as a DR engineer reads it:
 // the time from the failure (the cut, or the fault that triggered the
-// unplanned move) back to the recovery point the surviving copy holds --
-// the span of writes before the failure that the move gave up. Zero when no
-// acknowledged write was lost, or when the copy holds every write issued
-// before the failure (a recovery point at or after it). Unlike Lost.Age it
-// does not grow with the fail-over or the read-back.
+// unplanned move) back to the recovery point the surviving copy holds
+// (RecoveryPoint) -- the span of acknowledged writes before the failure
+// that the move gave up. Zero when no acknowledged write was lost, or only
+// writes issued at or after the failure (the old site's, cut off). Unlike
+// Lost.Age it does not grow with the fail-over or the read-back.
 func (v VolumeVerdict) RPO(failure time.Time) time.Duration {
 	point, ok := v.RecoveryPoint()
 	if !ok || !point.Before(failure) {

@@ -90,8 +90,8 @@ func (b *builder) tail(volumes []string, d time.Duration) {
 // failover promotes the replicas on to: an unplanned fail-over (failure:
 // its cut) loses what from wrote after its last shipped snapshot, a planned
 // one (failure: zero, the decision counts) loses nothing after a final sync.
-// The RPO runs from the failure back to the last sync, the loss age from the
-// oldest lost write to the promotion, the RTO from the failure to serving.
+// The RPO runs from the failure back to the oldest lost write, the loss age
+// from it to the promotion, the RTO from the failure to serving.
 func (b *builder) failover(a app, from, to string, generation int, failure time.Time) {
 	planned := failure.IsZero()
 	verb := "failover"
@@ -106,7 +106,7 @@ func (b *builder) failover(a app, from, to string, generation int, failure time.
 		lost := b.writesSinceSync[volume]
 		var rpo, age time.Duration
 		if lost > 0 {
-			rpo, age = failure.Sub(b.lastSync[volume]), b.now.Sub(b.firstUnsynced[volume])
+			rpo, age = max(0, failure.Sub(b.firstUnsynced[volume])), b.now.Sub(b.firstUnsynced[volume])
 		}
 		b.event(to, reports.EventRole, fmt.Sprintf("%s: promote: cloned S%d into %s (generation %d), active end",
 			volume, b.nextSnapshot[volume], memberRef(to, volume, generation), generation))
