@@ -38,16 +38,16 @@ func MoveLosses(app string, verdict workload.Verdict, planned bool,
 		}
 		if planned {
 			broken = append(broken, Violation{InvariantPlannedLoss, fmt.Sprintf(
-				"relocating %s lost %d acknowledged writes of %s, the oldest acknowledged %s before the move",
-				app, v.Lost.Acknowledged, v.Volume, v.Lost.RPO)})
+				"relocating %s lost %d acknowledged writes of %s, the oldest acknowledged %s before the read-back",
+				app, v.Lost.Acknowledged, v.Volume, v.Lost.Age)})
 			continue
 		}
 		taken, err := origin(i)
 		switch {
 		case err != nil:
 			broken = append(broken, Violation{InvariantLossUnchecked, fmt.Sprintf(
-				"fail-over of %s lost %d acknowledged writes of %s (RPO %s) that cannot be checked against their origin: %v",
-				app, v.Lost.Acknowledged, v.Volume, v.Lost.RPO, err)})
+				"fail-over of %s lost %d acknowledged writes of %s (loss age %s) that cannot be checked against their origin: %v",
+				app, v.Lost.Acknowledged, v.Volume, v.Lost.Age, err)})
 		case v.Lost.Oldest.Before(taken):
 			broken = append(broken, Violation{InvariantLostSynced, fmt.Sprintf(
 				"fail-over of %s lost a write to %s acknowledged at %s, before the snapshot it was cloned from was ordered (%s)",
@@ -64,9 +64,10 @@ type Paced interface {
 	ReplicationInterval() (time.Duration, error)
 }
 
-// RPOIntervals is k of an unplanned move's RPO bound: it may lose only writes
-// acknowledged less than k replication intervals before the cut (the moment
-// its old primary lost its peer). Five, because an undisturbed pairing's
+// RPOIntervals is k of an unplanned move's RPO bound: its RPO
+// (workload.VolumeVerdict.RPO: from the cut, the moment its old primary lost
+// its peer, back to the recovery point the new primary holds) may be at most
+// k replication intervals. Five, because an undisturbed pairing's
 // newest shipped snapshot is at most three intervals old at any moment --
 // one until the next snapshot is due; one for the site to order it and the
 // node to take and report it (the sites' and the nodes' 1 s ticks are half
@@ -81,11 +82,11 @@ type Window struct {
 	Start, End time.Time
 }
 
-// RecoveryFloor is the oldest write an unplanned move with that cut may lose:
-// RPOIntervals intervals before the cut -- or before the start of a fault
-// that disturbed replication within that span, for replication can catch up
-// only once the fault ended; the start of a fault that ends within the
-// span of an earlier one moves the floor again.
+// RecoveryFloor is the oldest recovery point an unplanned move with that
+// cut may fall back to: RPOIntervals intervals before the cut -- or before
+// the start of a fault that disturbed replication within that span, for
+// replication can catch up only once the fault ended; the start of a fault
+// that ends within the span of an earlier one moves the floor again.
 func RecoveryFloor(cut time.Time, interval time.Duration, faults []Window) time.Time {
 	span := RPOIntervals * interval
 	from := cut
@@ -104,21 +105,25 @@ func RecoveryFloor(cut time.Time, interval time.Duration, faults []Window) time.
 	return from.Add(-span)
 }
 
-// InvariantRPOBound: an unplanned move lost writes older than its RPO bound.
-const InvariantRPOBound = "volume: fail-over lost writes beyond the RPO bound"
+// InvariantRPOBound: an unplanned move's RPO exceeds its bound.
+const InvariantRPOBound = "volume: fail-over RPO beyond its bound"
 
-// LossesBeyond are the volumes of an unplanned move's verdict that lost a
-// write acknowledged before floor (RecoveryFloor): replication had shipped
-// nothing newer for longer than the bound allows.
+// LossesBeyond are the volumes of an unplanned move's verdict whose RPO from
+// the cut exceeds the bound (cut minus floor, RecoveryFloor): the recovery
+// point they fell back to is older than the floor, for replication had
+// shipped nothing newer for longer than the bound allows.
 func LossesBeyond(app string, verdict workload.Verdict, cut, floor time.Time, interval time.Duration) (broken []Violation) {
+	bound := cut.Sub(floor)
 	for _, v := range verdict.Volumes {
-		if v.Lost.Acknowledged == 0 || !v.Lost.Oldest.Before(floor) {
+		rpo := v.RPO(cut)
+		if rpo <= bound {
 			continue
 		}
+		point, _ := v.RecoveryPoint()
 		broken = append(broken, Violation{InvariantRPOBound, fmt.Sprintf(
-			"fail-over of %s lost %d acknowledged writes of %s, the oldest %s before the cut (RPO %s); the bound allows %s "+
+			"fail-over of %s lost %d acknowledged writes of %s: RPO %s (the cut back to the recovery point %s); the bound allows %s "+
 				"(%d x the %s replication interval, from the cut or the start of a fault that disturbed replication before it)",
-			app, v.Lost.Acknowledged, v.Volume, cut.Sub(v.Lost.Oldest), v.Lost.RPO, cut.Sub(floor), RPOIntervals, interval)})
+			app, v.Lost.Acknowledged, v.Volume, rpo, point.UTC().Format(time.RFC3339Nano), bound, RPOIntervals, interval)})
 	}
 	return broken
 }

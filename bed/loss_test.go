@@ -13,7 +13,7 @@ func TestMoveLossesHoldTheRecoveryPoint(t *testing.T) {
 	ordered := time.Date(2026, 1, 1, 0, 1, 0, 0, time.UTC)
 	lost := func(oldest time.Time) workload.Verdict {
 		return workload.Verdict{Volumes: []workload.VolumeVerdict{
-			{Volume: "db", Lost: workload.LostWrites{Acknowledged: 3, Oldest: oldest, RPO: time.Minute}},
+			{Volume: "db", Lost: workload.LostWrites{Acknowledged: 3, Oldest: oldest, Age: time.Minute}},
 			{Volume: "uploads"}, // lost nothing: never looked up
 		}}
 	}
@@ -78,12 +78,16 @@ func TestLossesBeyondTheFloorBreakTheBound(t *testing.T) {
 	cut := time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC)
 	floor := cut.Add(-4 * time.Minute)
 	verdict := workload.Verdict{Volumes: []workload.VolumeVerdict{
-		{Volume: "db", Lost: workload.LostWrites{Acknowledged: 9, Oldest: floor.Add(-time.Second), RPO: 5 * time.Minute}},
+		{Volume: "db", Lost: workload.LostWrites{Acknowledged: 9, Oldest: floor.Add(-time.Second), Age: 5 * time.Minute}},
 		{Volume: "uploads", Lost: workload.LostWrites{Acknowledged: 2, Oldest: floor}},
+		// The newest write it holds is older than the floor, but it was
+		// idle until after it: what it lost is within the bound.
+		{Volume: "cache", Prefix: workload.Prefix{Seq: 4, Writes: 4, At: floor.Add(-time.Hour)},
+			Lost: workload.LostWrites{Acknowledged: 1, Oldest: floor.Add(time.Second)}},
 		{Volume: "logs"},
 	}}
 	broken := LossesBeyond("wp", verdict, cut, floor, time.Minute)
-	if len(broken) != 1 || broken[0].Invariant != InvariantRPOBound || !strings.Contains(broken[0].Message, "of db") {
+	if len(broken) != 1 || broken[0].Invariant != InvariantRPOBound || !strings.Contains(broken[0].Message, "of db: RPO 4m1s") {
 		t.Fatalf("%+v, want db alone beyond the bound", broken)
 	}
 }

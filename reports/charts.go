@@ -91,8 +91,8 @@ func buildRPOChart(result Result) chartView {
 		if f.Planned && f.LostWrites > 0 {
 			class = "bar bar-broken"
 		}
-		tip := fmt.Sprintf("#%d %s of %s, %s -> %s at %s: RPO %s, %d writes lost, RTO %s", i+1, kind, f.Volume, f.From,
-			f.To, formatOffset(offset(result, f.At)), formatDuration(f.RPO), f.LostWrites, formatDuration(f.RTO))
+		tip := fmt.Sprintf("#%d %s of %s, %s -> %s at %s: RPO %s, %d writes lost (loss age %s), RTO %s", i+1, kind, f.Volume, f.From,
+			f.To, formatOffset(offset(result, f.At)), formatDuration(f.RPO), f.LostWrites, formatDuration(f.LossAge), formatDuration(f.RTO))
 		chart.Bars = append(chart.Bars, rectView{X: px(x), Y: px(top), W: px(rpoBarPx), H: px(height), Class: class, Tip: tip,
 			Label: formatDuration(f.RPO), LabelX: px(x + rpoBarPx/2), LabelY: px(top - 3)})
 		chart.XLabels = append(chart.XLabels, axisTickView{X: px(x + rpoBarPx/2), Y: px(chartHeightPx - chartBottomPx + 13),

@@ -59,7 +59,7 @@ type scenarioRow struct {
 	Results, Passed, Failed int
 	Errored                 int
 	Seeds                   string
-	WorstRPO                string
+	WorstRPO, WorstRTO      string
 	PlannedLostWrites       int
 	Bytes                   string
 	Cells                   []seedCell
@@ -101,10 +101,10 @@ type phaseRow struct {
 }
 
 type failoverRow struct {
-	N                                 int
-	Kind, Volume, Route, At, RPO, RTO string
-	LostWrites                        int
-	Broken                            bool
+	N                                          int
+	Kind, Volume, Route, At, RPO, RTO, LossAge string
+	LostWrites                                 int
+	Broken                                     bool
 }
 
 type violationView struct {
@@ -151,9 +151,9 @@ func buildPage(run Run) pageView {
 	for _, summary := range summarize(sorted) {
 		row := scenarioRow{Scenario: summary.Scenario, Results: summary.Results, Passed: summary.Passed,
 			Failed: summary.Failed, Errored: summary.Errored, WorstRPO: formatDuration(summary.WorstRPO),
-			PlannedLostWrites: summary.LostWrites,
-			Seeds:             fmt.Sprintf("%d-%d", summary.SeedFirst, summary.SeedLast),
-			Bytes:             shippedVsChanged(summary)}
+			WorstRTO: formatDuration(summary.WorstRTO), PlannedLostWrites: summary.LostWrites,
+			Seeds: fmt.Sprintf("%d-%d", summary.SeedFirst, summary.SeedLast),
+			Bytes: shippedVsChanged(summary)}
 		for i := first; i < first+summary.Results; i++ {
 			r := sorted[i]
 			row.Cells = append(row.Cells, seedCell{Class: "seed seed-" + verdictClass(r.Verdict), Href: href(i),
@@ -221,7 +221,7 @@ func buildDetail(r Result, why, id string) detailView {
 	for i, f := range r.Failovers {
 		row := failoverRow{N: i + 1, Kind: "unplanned", Volume: f.Volume, Route: f.From + " → " + f.To,
 			At: formatOffset(offset(r, f.At)), RPO: formatDuration(f.RPO), RTO: formatDuration(f.RTO),
-			LostWrites: f.LostWrites, Broken: f.Planned && f.LostWrites > 0}
+			LossAge: formatDuration(f.LossAge), LostWrites: f.LostWrites, Broken: f.Planned && f.LostWrites > 0}
 		if f.Planned {
 			row.Kind = "planned"
 		}

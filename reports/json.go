@@ -8,8 +8,11 @@ import (
 )
 
 // JSONSchema names the layout of results.json; it changes when a field is
-// renamed or removed (added fields keep it).
-const JSONSchema = "baton.results/v1"
+// renamed or removed, or its meaning changes (added fields keep it). v2:
+// rpo_ms is measured from the failure, not the read-back (the old figure is
+// loss_age_ms); rto_ms from the failure, not the fail-over's start;
+// lost_before_cut_ms is gone (rpo_ms now says it).
+const JSONSchema = "baton.results/v2"
 
 // JSONFile is results.json: what tools read of a run. Field names are stable
 // within a JSONSchema. Conventions: times inside a result are offsets in
@@ -79,6 +82,7 @@ type JSONScenario struct {
 	Errored      int      `json:"errored"`
 	FailingSeeds []uint64 `json:"failing_seeds"` // failed and errored
 	RPOMaxMs     float64  `json:"rpo_max_ms"`    // worst fail-over of any seed
+	RTOMaxMs     float64  `json:"rto_max_ms"`    // slowest fail-over of any seed
 	// PlannedLostWrites are writes lost by planned relocations: must be 0.
 	PlannedLostWrites int    `json:"planned_lost_writes"`
 	BytesShipped      uint64 `json:"bytes_shipped"`
@@ -102,6 +106,7 @@ type JSONResult struct {
 	Phases       []JSONPhase     `json:"phases"`
 	Failovers    []JSONFailover  `json:"failovers"`
 	RPOMaxMs     float64         `json:"rpo_max_ms"`
+	RTOMaxMs     float64         `json:"rto_max_ms"`
 	Syncs        []JSONSync      `json:"syncs"`
 	BytesShipped uint64          `json:"bytes_shipped"` // sum over syncs
 	BytesChanged uint64          `json:"bytes_changed"` // sum over syncs
@@ -133,11 +138,11 @@ type JSONFailover struct {
 	Planned    bool    `json:"planned"`
 	AtMs       float64 `json:"at_ms"`
 	LostWrites int     `json:"lost_writes"`
+	// RPOMs, RTOMs, LossAgeMs and RPOBoundMs: see Failover.
 	RPOMs      float64 `json:"rpo_ms"`
 	RTOMs      float64 `json:"rto_ms"`
-	// LostBeforeCutMs and RPOBoundMs: see Failover.
-	LostBeforeCutMs float64 `json:"lost_before_cut_ms,omitempty"`
-	RPOBoundMs      float64 `json:"rpo_bound_ms,omitempty"`
+	LossAgeMs  float64 `json:"loss_age_ms"`
+	RPOBoundMs float64 `json:"rpo_bound_ms,omitempty"`
 }
 
 // JSONSync is one snapshot shipped between sites.
@@ -217,7 +222,7 @@ func NewJSONFile(run Run) JSONFile {
 		file.Scenarios = append(file.Scenarios, JSONScenario{Scenario: summary.Scenario, Results: summary.Results,
 			Passed: summary.Passed, Failed: summary.Failed, Errored: summary.Errored,
 			FailingSeeds: nonNil(summary.FailingSeeds), RPOMaxMs: milliseconds(summary.WorstRPO),
-			PlannedLostWrites: summary.LostWrites, BytesShipped: summary.ShippedBytes,
+			RTOMaxMs: milliseconds(summary.WorstRTO), PlannedLostWrites: summary.LostWrites, BytesShipped: summary.ShippedBytes,
 			BytesChanged: summary.ChangedBytes, Violations: summary.ViolationsAll})
 	}
 	for _, result := range sorted {
@@ -249,7 +254,8 @@ func jsonResult(result Result) JSONResult {
 	shipped, changed := syncTotals(result)
 	out := JSONResult{Scenario: result.Scenario, Seed: result.Seed, Verdict: result.Verdict, Replay: result.Replay,
 		EventLogHash: result.EventLogHash, Started: timestamp(result.Started), DurationMs: milliseconds(result.Duration),
-		Error: result.Error, HeldBesideMs: milliseconds(result.HeldBeside), RPOMaxMs: milliseconds(worstRPO(result)), BytesShipped: shipped, BytesChanged: changed,
+		Error: result.Error, HeldBesideMs: milliseconds(result.HeldBeside), RPOMaxMs: milliseconds(worstRPO(result)),
+		RTOMaxMs: milliseconds(worstRTO(result)), BytesShipped: shipped, BytesChanged: changed,
 		Phases: []JSONPhase{}, Failovers: []JSONFailover{}, Syncs: []JSONSync{}, Chains: []JSONChain{},
 		Violations: []JSONViolation{}, Bugs: result.Bugs}
 	for _, phase := range result.Phases {
@@ -259,7 +265,7 @@ func jsonResult(result Result) JSONResult {
 	for _, f := range result.Failovers {
 		out.Failovers = append(out.Failovers, JSONFailover{App: f.App, Volume: f.Volume, From: f.From, To: f.To,
 			Planned: f.Planned, AtMs: milliseconds(offset(result, f.At)), LostWrites: f.LostWrites,
-			RPOMs: milliseconds(f.RPO), RTOMs: milliseconds(f.RTO), LostBeforeCutMs: milliseconds(f.LostBeforeCut),
+			RPOMs: milliseconds(f.RPO), RTOMs: milliseconds(f.RTO), LossAgeMs: milliseconds(f.LossAge),
 			RPOBoundMs: milliseconds(f.RPOBound)})
 	}
 	for _, s := range result.Syncs {

@@ -78,6 +78,11 @@ func checkFailedResult(t *testing.T, r reports.JSONResult) {
 	if r.RPOMaxMs <= 0 || r.Failovers[0].Planned || r.Failovers[0].LostWrites == 0 {
 		t.Errorf("unplanned fail-over measured no loss: %+v, worst %v ms", r.Failovers[0], r.RPOMaxMs)
 	}
+	// The RPO ends at the cut; the loss age runs on through the isolation
+	// and the fail-over to the promotion.
+	if f := r.Failovers[0]; r.RTOMaxMs < f.RTOMs || f.RTOMs <= 0 || f.LossAgeMs <= f.RPOMs || f.RPOMs <= 0 {
+		t.Errorf("unplanned fail-over %+v, slowest %v ms: want 0 < RPO < loss age, 0 < RTO", f, r.RTOMaxMs)
+	}
 	var failback *reports.JSONSync
 	for i := range r.Syncs {
 		if r.Syncs[i].Failback {

@@ -286,8 +286,8 @@ func junitSummary(result Result) string {
 		if f.Planned {
 			kind = "planned relocation"
 		}
-		fmt.Fprintf(&text, "%s %s -> %s of %s: RPO %s (%d writes lost), RTO %s\n", kind, f.From, f.To, f.Volume,
-			formatDuration(f.RPO), f.LostWrites, formatDuration(f.RTO))
+		fmt.Fprintf(&text, "%s %s -> %s of %s: RPO %s (%d writes lost, loss age %s), RTO %s\n", kind, f.From, f.To, f.Volume,
+			formatDuration(f.RPO), f.LostWrites, formatDuration(f.LossAge), formatDuration(f.RTO))
 	}
 	shipped, changed := syncTotals(result)
 	if len(result.Syncs) > 0 {

@@ -29,6 +29,7 @@ type scenarioSummary struct {
 	SeedLast      uint64
 	FailingSeeds  []uint64 // failed and errored, ascending
 	WorstRPO      time.Duration
+	WorstRTO      time.Duration
 	LostWrites    int // by planned relocations, which must lose none
 	ShippedBytes  uint64
 	ChangedBytes  uint64
@@ -59,6 +60,7 @@ func summarize(sorted []Result) []scenarioSummary {
 			summary.FailingSeeds = append(summary.FailingSeeds, result.Seed)
 		}
 		summary.WorstRPO = max(summary.WorstRPO, worstRPO(result))
+		summary.WorstRTO = max(summary.WorstRTO, worstRTO(result))
 		summary.LostWrites += plannedLostWrites(result)
 		shipped, changed := syncTotals(result)
 		summary.ShippedBytes += shipped
@@ -95,6 +97,15 @@ func worstRPO(result Result) time.Duration {
 	var worst time.Duration
 	for _, failover := range result.Failovers {
 		worst = max(worst, failover.RPO)
+	}
+	return worst
+}
+
+// worstRTO is the longest RTO of a result's fail-overs.
+func worstRTO(result Result) time.Duration {
+	var worst time.Duration
+	for _, failover := range result.Failovers {
+		worst = max(worst, failover.RTO)
 	}
 	return worst
 }

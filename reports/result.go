@@ -87,17 +87,21 @@ type Failover struct {
 	// LostWrites are acknowledged writes the new primary does not hold; a
 	// planned relocation must lose none.
 	LostWrites int
-	// RPO is the age of the oldest lost acknowledged write when the new primary
-	// took over (zero when nothing was lost).
+	// RPO is from the failure (the cut that triggered an unplanned move) back
+	// to the recovery point the new primary holds: the oldest acknowledged
+	// write it lost (workload.VolumeVerdict.RPO). Zero when nothing was lost
+	// before the failure.
 	RPO time.Duration
-	// RTO is from the decision to fail over until the new primary served.
+	// RTO is from the failure (an unplanned move's cut; a planned move's
+	// decision) until the application served again on the new site.
 	RTO time.Duration
-	// LostBeforeCut is how long before the cut (the old primary cut off
-	// from its peer) the oldest lost write was acknowledged, and RPOBound
-	// what the bound allowed (bed.RecoveryFloor): an unplanned move's RPO,
-	// measured when the new primary took over, also counts the isolation
-	// and the fail-over itself. Zero for a planned move, or nothing lost.
-	LostBeforeCut, RPOBound time.Duration
+	// LossAge is how old the oldest lost acknowledged write was when the
+	// new primary's data was read back: the RPO plus the isolation, the
+	// fail-over and the read-back. Zero when nothing was lost.
+	LossAge time.Duration
+	// RPOBound is what an unplanned move's RPO was allowed
+	// (bed.RecoveryFloor). Zero for a planned move, or nothing lost.
+	RPOBound time.Duration
 }
 
 // Sync is one shipment of a snapshot between sites.

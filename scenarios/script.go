@@ -214,7 +214,7 @@ func (s *Script) relocate(to string) error {
 		if err != nil {
 			return err
 		}
-		s.recordFailover(v, from, to, true, start)
+		s.recordFailover(v, from, to, start, time.Time{})
 		return judge(v, true)
 	})
 }
@@ -244,7 +244,7 @@ func (s *Script) failover(to string) error {
 		if err != nil {
 			return err
 		}
-		s.recordFailover(v, from, to, false, start)
+		s.recordFailover(v, from, to, start, cut)
 		if err := judge(v, false); err != nil {
 			return err
 		}
@@ -253,8 +253,9 @@ func (s *Script) failover(to string) error {
 }
 
 // withinRPOBound holds an unplanned move to its RPO bound (bed.RecoveryFloor):
-// a bed that cannot state its replication interval fails it, for a check
-// that could not run never passes.
+// each volume's RPO from the cut may be at most the cut minus the floor. A
+// bed that cannot state its replication interval fails it, for a check that
+// could not run never passes.
 func (s *Script) withinRPOBound(v workload.Verdict, cut time.Time) error {
 	paced, err := bed.Can[bed.Paced](s.Bed, "the RPO bound of a fail-over")
 	if err != nil {
@@ -268,7 +269,7 @@ func (s *Script) withinRPOBound(v workload.Verdict, cut time.Time) error {
 	moved := s.result.Failovers[len(s.result.Failovers)-len(v.Volumes):]
 	for i, vol := range v.Volumes {
 		if vol.Lost.Acknowledged > 0 {
-			moved[i].LostBeforeCut, moved[i].RPOBound = cut.Sub(vol.Lost.Oldest), cut.Sub(floor)
+			moved[i].RPOBound = cut.Sub(floor)
 		}
 	}
 	if broken := bed.LossesBeyond(s.App.Name, v, cut, floor, interval); len(broken) > 0 {
@@ -287,10 +288,20 @@ func (s *Script) disturbances() []bed.Window {
 	return append(slices.Clone(s.faults), shared.FaultsBeside()...)
 }
 
-func (s *Script) recordFailover(v workload.Verdict, from, to string, planned bool, start time.Time) {
+// recordFailover records a move's figures per volume. failure is the cut
+// that triggered an unplanned move, zero for a planned one, whose decision
+// (start) stands in for it: the RPO runs from the failure back to the
+// recovery point the new site holds, the RTO from the failure until the
+// application serves there (Failover and Relocate return once it resumed).
+func (s *Script) recordFailover(v workload.Verdict, from, to string, start, failure time.Time) {
+	planned := failure.IsZero()
+	if planned {
+		failure = start
+	}
+	served := s.Bed.Now()
 	for _, vol := range v.Volumes {
 		s.result.Failovers = append(s.result.Failovers, reports.Failover{App: s.App.Name, Volume: vol.Volume,
-			From: from, To: to, Planned: planned, At: start, LostWrites: vol.Lost.Acknowledged, RPO: vol.Lost.RPO,
-			RTO: s.Bed.Now().Sub(start)})
+			From: from, To: to, Planned: planned, At: start, LostWrites: vol.Lost.Acknowledged, RPO: vol.RPO(failure),
+			RTO: served.Sub(failure), LossAge: vol.Lost.Age})
 	}
 }

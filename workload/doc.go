@@ -46,8 +46,11 @@
 //     uploads directory names has all its blocks; every ref points at a complete
 //     object whose history is complete;
 //   - the acknowledged writes after the prefix: lost, with the age of the oldest
-//     (the measured RPO). Whether a loss is a violation is the scenario's call (a
-//     planned relocate may lose none, an unplanned fail-over loses what it loses);
+//     at the verdict (the loss age). The RPO is measured from the failure, which
+//     only the caller knows (VolumeVerdict.RPO: the failure minus the recovery
+//     point the device holds). Whether a loss is a violation is the scenario's
+//     call (a planned relocate may lose none, an unplanned fail-over loses what
+//     it loses);
 //   - the bytes written, and (Changes) the bytes changed after a point, to
 //     compare with the bytes a fail-back shipped.
 //

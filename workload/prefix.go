@@ -187,7 +187,7 @@ func (h *history) lostAfter(cut int, now time.Time) LostWrites {
 	}
 	if lost.Acknowledged > 0 {
 		lost.Oldest = time.Unix(0, oldest).UTC()
-		lost.RPO = now.Sub(lost.Oldest)
+		lost.Age = now.Sub(lost.Oldest)
 	}
 	return lost
 }

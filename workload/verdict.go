@@ -97,9 +97,12 @@ type LostWrites struct {
 	Acknowledged      int
 	AcknowledgedBytes uint64
 	// Oldest is when the oldest lost acknowledged write was acknowledged, and
-	// RPO its age at the verdict's time: the data loss the fail-over cost.
+	// Age its age at the verdict's time: the loss age. It grows with
+	// everything between the failure and the read-back (the isolation, the
+	// fail-over, the start on the new site), so it is not the RPO; that is
+	// VolumeVerdict.RPO, measured from the failure.
 	Oldest         time.Time
-	RPO            time.Duration
+	Age            time.Duration
 	Unacknowledged int // writes whose Sync failed or never came; losing them is allowed
 }
 
@@ -123,6 +126,38 @@ type VolumeVerdict struct {
 // Consistent reports whether the volume's device holds a prefix of the history
 // that the application can recover from.
 func (v VolumeVerdict) Consistent() bool { return len(v.Violations) == 0 && v.Suppressed == 0 }
+
+// RecoveryPoint is the latest moment whose state the device holds as far
+// as acknowledged writes go: when the oldest lost acknowledged write was
+// acknowledged (Lost.Oldest; the models issue and acknowledge a write at one
+// time). The device holds every acknowledged write before it. Not the newest write it holds (Prefix.At): a volume idle before its
+// last snapshot holds that write, yet its data is as of the snapshot, so
+// the prefix's end would count the idle span as lost. ok is false when no
+// acknowledged write was lost: the device then holds all of them.
+func (v VolumeVerdict) RecoveryPoint() (point time.Time, ok bool) {
+	if v.Lost.Acknowledged == 0 {
+		return time.Time{}, false
+	}
+	if v.Lost.Oldest.IsZero() {
+		panic(fmt.Sprintf("workload: volume %s lost %d acknowledged writes without a time", v.Volume, v.Lost.Acknowledged))
+	}
+	return v.Lost.Oldest, true
+}
+
+// RPO is the recovery point the move achieved, as a DR engineer reads it:
+// the time from the failure (the cut, or the fault that triggered the
+// unplanned move) back to the recovery point the surviving copy holds
+// (RecoveryPoint) -- the span of acknowledged writes before the failure
+// that the move gave up. Zero when no acknowledged write was lost, or only
+// writes issued at or after the failure (the old site's, cut off). Unlike
+// Lost.Age it does not grow with the fail-over or the read-back.
+func (v VolumeVerdict) RPO(failure time.Time) time.Duration {
+	point, ok := v.RecoveryPoint()
+	if !ok || !point.Before(failure) {
+		return 0
+	}
+	return failure.Sub(point)
+}
 
 // Verdict is what Verify found on a workload's devices.
 type Verdict struct {
@@ -180,9 +215,9 @@ func (v Verdict) String() string {
 	}
 	fmt.Fprintf(&b, "%s at %s: %s\n", v.Workload, v.At.UTC().Format(time.RFC3339Nano), state)
 	for _, volume := range v.Volumes {
-		fmt.Fprintf(&b, "  %s: prefix write #%d (%d writes); lost %d acknowledged (%d bytes, RPO %s), %d unacknowledged; %d bytes written\n",
+		fmt.Fprintf(&b, "  %s: prefix write #%d (%d writes); lost %d acknowledged (%d bytes, loss age %s), %d unacknowledged; %d bytes written\n",
 			volume.Volume, volume.Prefix.Seq, volume.Prefix.Writes, volume.Lost.Acknowledged,
-			volume.Lost.AcknowledgedBytes, volume.Lost.RPO, volume.Lost.Unacknowledged, volume.BytesWritten)
+			volume.Lost.AcknowledgedBytes, volume.Lost.Age, volume.Lost.Unacknowledged, volume.BytesWritten)
 		for _, violation := range volume.Violations {
 			fmt.Fprintf(&b, "    %s\n", violation)
 		}

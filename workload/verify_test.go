@@ -82,8 +82,13 @@ func TestSnapshotBetweenStepsLosesTheLaterWrites(t *testing.T) {
 			if vv.Lost.Acknowledged > 0 && (oldest.IsZero() || vv.Lost.Oldest.Before(oldest)) {
 				oldest = vv.Lost.Oldest
 			}
-			if vv.Lost.Acknowledged > 0 && vv.Lost.RPO != now.Sub(vv.Lost.Oldest) {
-				t.Errorf("%s: RPO %s for oldest %s at %s", vv.Volume, vv.Lost.RPO, vv.Lost.Oldest, now)
+			if vv.Lost.Acknowledged > 0 && vv.Lost.Age != now.Sub(vv.Lost.Oldest) {
+				t.Errorf("%s: loss age %s for oldest %s at %s", vv.Volume, vv.Lost.Age, vv.Lost.Oldest, now)
+			}
+			// Failing a second after its first lost write, the RPO is that
+			// second, whenever the verdict ran.
+			if failure := vv.Lost.Oldest.Add(time.Second); vv.Lost.Acknowledged > 0 && vv.RPO(failure) != time.Second {
+				t.Errorf("%s: RPO %s for a failure at %s, the first lost write at %s", vv.Volume, vv.RPO(failure), failure, vv.Lost.Oldest)
 			}
 		}
 		if got := v.LostAcknowledged(); got != writesAfter {

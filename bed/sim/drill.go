@@ -70,7 +70,7 @@ func (s *Site) restartDrills() {
 // Drill runs a test fail-over of the application on site: each volume's
 // newest replica snapshot cloned into a bubble, the application's data
 // verified in the bubbles (a prefix of its writes, the newest ones missing:
-// the RPO a fail-over would cost now), the bubbles removed -- replication is
+// what a fail-over would lose now), the bubbles removed -- replication is
 // never touched.
 func (w *World) Drill(name, on string) (workload.Verdict, error) {
 	a, err := w.apps.App(name)
@@ -95,8 +95,10 @@ func (w *World) Drill(name, on string) (workload.Verdict, error) {
 	if err := w.endDrills(s, a, namespace, bubbles); err != nil {
 		return verdict, err
 	}
+	// The line feeds the run's event-log hash, so it keeps the words it was
+	// written with: its "RPO" is the loss age at the bubbles' read-back.
 	w.event(on, reports.EventAction, "drill %s on %s: %d acknowledged writes behind, RPO %s", name, on,
-		verdict.LostAcknowledged(), worstRPO(verdict))
+		verdict.LostAcknowledged(), worstLossAge(verdict))
 	return verdict, nil
 }
 
@@ -252,10 +254,12 @@ func (w *World) drillLeftovers(s *Site, a *apps.App, namespace string, bubbles [
 	return left
 }
 
-func worstRPO(v workload.Verdict) time.Duration {
+// worstLossAge is the age of the oldest write any volume lost, at the
+// verdict's time.
+func worstLossAge(v workload.Verdict) time.Duration {
 	var worst time.Duration
 	for _, vol := range v.Volumes {
-		worst = max(worst, vol.Lost.RPO)
+		worst = max(worst, vol.Lost.Age)
 	}
 	return worst
 }

@@ -113,12 +113,14 @@ func printResult(w io.Writer, r reports.Result) {
 		if f.Planned {
 			kind = "planned"
 		}
-		fmt.Fprintf(w, "  %s move of %s/%s %s->%s: lost %d acknowledged writes, RPO %s", kind, f.App, f.Volume, f.From, f.To, f.LostWrites, f.RPO)
-		switch {
-		case f.RPOBound > 0 && f.LostBeforeCut >= 0:
-			fmt.Fprintf(w, " (the oldest lost write %s before the cut; the bound allows %s)", f.LostBeforeCut.Round(time.Millisecond), f.RPOBound)
-		case f.RPOBound > 0:
-			fmt.Fprintf(w, " (every lost write after the cut; the bound allows %s before it)", f.RPOBound)
+		fmt.Fprintf(w, "  %s move of %s/%s %s->%s: lost %d acknowledged writes, RPO %s, RTO %s", kind, f.App, f.Volume, f.From, f.To,
+			f.LostWrites, f.RPO.Round(time.Millisecond), f.RTO.Round(time.Millisecond))
+		if f.LostWrites > 0 {
+			fmt.Fprintf(w, " (loss age %s", f.LossAge.Round(time.Millisecond))
+			if f.RPOBound > 0 {
+				fmt.Fprintf(w, "; the RPO bound allows %s", f.RPOBound)
+			}
+			fmt.Fprint(w, ")")
 		}
 		fmt.Fprintln(w)
 	}

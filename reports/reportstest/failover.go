@@ -23,14 +23,16 @@ func failoverResult(a app, seed uint64, broken bool) reports.Result {
 		b.steady(a, siteA, 3+b.rng.IntN(3))
 		return true, ""
 	})
+	var cut time.Time
 	b.phase("partition site-a", func() (bool, string) {
 		b.writes(siteA, a.volumes, 6*time.Second+time.Duration(b.rng.IntN(14))*time.Second)
+		cut = b.now
 		b.begin(siteA, reports.EventPartition, "cut site-a", "site-a cut off from site-b and the hub, both directions")
 		b.tail(a.volumes, 15*time.Second)
 		return true, "site-a unreachable from site-b and the hub"
 	})
 	b.phase("failover to site-b", func() (bool, string) {
-		b.failover(a, siteA, siteB, 1, false)
+		b.failover(a, siteA, siteB, 1, cut)
 		b.tail(a.volumes, 4*time.Second)
 		return true, ""
 	})
@@ -85,14 +87,16 @@ func (b *builder) tail(volumes []string, d time.Duration) {
 	}
 }
 
-// failover promotes the replicas on to: an unplanned fail-over loses what
-// from wrote after its last shipped snapshot, a planned one (after a final
-// sync) loses nothing.
-func (b *builder) failover(a app, from, to string, generation int, planned bool) {
-	decided := b.now
+// failover promotes the replicas on to: an unplanned fail-over (failure:
+// its cut) loses what from wrote after its last shipped snapshot, a planned
+// one (failure: zero, the decision counts) loses nothing after a final sync.
+// The RPO runs from the failure back to the oldest lost write, the loss age
+// from it to the promotion, the RTO from the failure to serving.
+func (b *builder) failover(a app, from, to string, generation int, failure time.Time) {
+	planned := failure.IsZero()
 	verb := "failover"
 	if planned {
-		verb = "relocate"
+		verb, failure = "relocate", b.now
 	}
 	span := fmt.Sprintf("%s-%d", verb, generation)
 	b.begin(hub, reports.EventAction, span, fmt.Sprintf("%s %s to %s", verb, a.name, to))
@@ -100,21 +104,21 @@ func (b *builder) failover(a app, from, to string, generation int, planned bool)
 	first := len(b.result.Failovers)
 	for _, volume := range a.volumes {
 		lost := b.writesSinceSync[volume]
-		var rpo time.Duration
+		var rpo, age time.Duration
 		if lost > 0 {
-			rpo = b.now.Sub(b.firstUnsynced[volume])
+			rpo, age = max(0, failure.Sub(b.firstUnsynced[volume])), b.now.Sub(b.firstUnsynced[volume])
 		}
 		b.event(to, reports.EventRole, fmt.Sprintf("%s: promote: cloned S%d into %s (generation %d), active end",
 			volume, b.nextSnapshot[volume], memberRef(to, volume, generation), generation))
 		b.result.Failovers = append(b.result.Failovers, reports.Failover{App: a.name, Volume: volume, From: from, To: to,
-			Planned: planned, At: b.now, LostWrites: lost, RPO: rpo})
+			Planned: planned, At: b.now, LostWrites: lost, RPO: rpo, LossAge: age})
 		b.forgetUnsynced(volume)
 		b.advance(500 * time.Millisecond)
 	}
 	b.advance(6 * time.Second)
 	b.end(hub, reports.EventAction, span, fmt.Sprintf("%s serving on %s", a.name, to))
 	for i := first; i < len(b.result.Failovers); i++ {
-		b.result.Failovers[i].RTO = b.now.Sub(decided)
+		b.result.Failovers[i].RTO = b.now.Sub(failure)
 	}
 }
 
@@ -166,7 +170,7 @@ func (b *builder) relocate(a app, from, to string, generation int) {
 		b.event(from, reports.EventRole, fmt.Sprintf("%s: demote %s: read-only", volume, memberRef(from, volume, generation-1)))
 	}
 	b.advance(time.Second)
-	b.failover(a, from, to, generation, true)
+	b.failover(a, from, to, generation, time.Time{})
 }
 
 // chains records each volume's chain at the end of the run: one member per

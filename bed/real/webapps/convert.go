@@ -16,9 +16,11 @@ const maxViolationsPerVolume = 32
 //   - Prefix: the newest write found on the volume (Seq is the operation's
 //     sequence number, At when it was issued) and how many were found;
 //   - Lost: the acknowledged writes lost; Oldest is when the oldest was
-//     acknowledged and RPO its age at the read-back, as workload defines it
-//     (Verdict.RPO, the window from the recovery point, is this package's
-//     figure); Unacknowledged, the unknown-outcome writes that did not happen;
+//     acknowledged and Age its age at the read-back (the loss age), as
+//     workload defines it (Verdict.LossWindow, the span from the recovery
+//     point to the newest loss, is this package's figure; the RPO is the
+//     converted verdict's, from the failure); Unacknowledged, the
+//     unknown-outcome writes that did not happen;
 //   - Violations: corruption (Checksum), writes no operation made or made
 //     twice (UnknownWrite), holes (Torn), and an application that did not
 //     come back (Unreadable, on every volume). A Violation's Block is the
@@ -63,7 +65,7 @@ func (vol VolumeResult) workload(at time.Time) workload.VolumeVerdict {
 		}
 	}
 	if !vv.Lost.Oldest.IsZero() {
-		vv.Lost.RPO = at.Sub(vv.Lost.Oldest)
+		vv.Lost.Age = at.Sub(vv.Lost.Oldest)
 	}
 	add := func(kind workload.ViolationKind, seq uint64, expected, found string) {
 		if len(vv.Violations) >= maxViolationsPerVolume {

@@ -183,7 +183,7 @@ func failoverMidWrites(t *testing.T, ctx context.Context, app App, before, after
 // (failoverMidWrites), kills the old site, starts the application on the
 // copy (startB returns its URL) and reads back: nothing acknowledged before
 // the recovery point may be lost, everything acknowledged after the copy
-// must be, and the RPO is then positive. It returns the verdict.
+// must be, and the loss window is then positive. It returns the verdict.
 func failOverTo(t *testing.T, ctx context.Context, app App, p *pool, killA func(), startB func() string) Verdict {
 	t.Helper()
 	f := failoverMidWrites(t, ctx, app, 8, 3, func() { p.snapshot("site-a", "site-b") }, killA)
@@ -211,8 +211,8 @@ func failOverTo(t *testing.T, ctx context.Context, app App, p *pool, killA func(
 			t.Errorf("%s, acknowledged by the old site after the copy, reads back on the new one: the copy is no copy", op.Key)
 		}
 	}
-	if v.RPO <= 0 {
-		t.Errorf("RPO %s after losing %d acknowledged writes", v.RPO, v.LostAcknowledged())
+	if v.LossWindow <= 0 {
+		t.Errorf("loss window %s after losing %d acknowledged writes", v.LossWindow, v.LostAcknowledged())
 	}
 	return v
 }

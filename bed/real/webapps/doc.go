@@ -30,7 +30,7 @@
 // wrote, every issue) into an Observation, and Judge compares it with the
 // Journal (Verdict): the acknowledged writes present and intact; the missing
 // ones, split by the fail-over's recovery point (missing before it is a
-// failure; after it, a loss the RPO counts); content that does not hash to
+// failure; after it, a loss the loss window counts); content that does not hash to
 // what was written (corruption); objects no operation wrote; holes (a write
 // missing while a later one to the same volume survived, which no
 // crash-consistent copy can show); and an application that does not come

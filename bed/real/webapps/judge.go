@@ -13,9 +13,7 @@ func Judge(app string, volumes []string, writes []Write, obs *Observation, recov
 	v := Verdict{App: app, At: now, RecoveryPoint: recoveryPoint}
 	for _, volume := range volumes {
 		vol := judgeVolume(volume, writes, obs, recoveryPoint)
-		if vol.RPO > v.RPO {
-			v.RPO = vol.RPO
-		}
+		v.LossWindow = max(v.LossWindow, vol.LossWindow)
 		v.Volumes = append(v.Volumes, vol)
 	}
 	return v
@@ -61,7 +59,7 @@ func judgeVolume(volume string, writes []Write, obs *Observation, recoveryPoint 
 	for _, key := range obs.Duplicates(volume) {
 		vol.Unexpected = append(vol.Unexpected, key+" (twice)")
 	}
-	vol.RPO = lossWindow(vol, parts, recoveryPoint)
+	vol.LossWindow = lossWindow(vol, parts, recoveryPoint)
 	if vol.Intact+vol.UnacknowledgedPresent+len(vol.Corrupt)+len(vol.Missing) > len(parts) ||
 		vol.Intact+vol.UnacknowledgedPresent+len(vol.Corrupt) > len(obs.Keys(volume)) {
 		panic(fmt.Sprintf("webapps: volume %s: judged more writes present than the read-back found", volume))
@@ -101,7 +99,7 @@ func classify(vol *VolumeResult, p onVolume, obs *Observation, recoveryPoint tim
 	}
 }
 
-// lossWindow is the volume's RPO: from the recovery point -- or, unknown,
+// lossWindow is the volume's loss window: from the recovery point -- or, unknown,
 // the newest surviving write's answer, or the first write's issue when none
 // survived -- to the newest lost acknowledged write's acknowledgement.
 func lossWindow(vol VolumeResult, parts []onVolume, recoveryPoint time.Time) time.Duration {

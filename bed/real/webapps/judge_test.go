@@ -50,29 +50,29 @@ func observe(j *Journal, present []int, corrupt map[int]bool, extra ...string) *
 func TestJudgeClassifiesEveryWrite(t *testing.T) {
 	rp := t0.Add(6*time.Second + 500*time.Millisecond) // writes 1-6 acknowledged before it
 	tests := []struct {
-		name      string
-		outcomes  map[int]Outcome
-		present   []int
-		corrupt   map[int]bool
-		extra     []string
-		recovery  time.Time
-		planned   bool
-		intact    int
-		lost      int
-		before    int
-		unackHere int
-		unackLost int
-		rpo       time.Duration
-		failures  []string // substrings, one per failure, in order
+		name       string
+		outcomes   map[int]Outcome
+		present    []int
+		corrupt    map[int]bool
+		extra      []string
+		recovery   time.Time
+		planned    bool
+		intact     int
+		lost       int
+		before     int
+		unackHere  int
+		unackLost  int
+		lossWindow time.Duration
+		failures   []string // substrings, one per failure, in order
 	}{
 		{name: "all there", present: []int{1, 2, 3, 4, 5, 6, 7, 8}, recovery: rp, intact: 8},
 		{name: "tail after the recovery point lost", present: []int{1, 2, 3, 4, 5, 6}, recovery: rp,
-			intact: 6, lost: 2, rpo: 1600 * time.Millisecond},
+			intact: 6, lost: 2, lossWindow: 1600 * time.Millisecond},
 		{name: "a write before the recovery point lost", present: []int{1, 2, 3, 4, 5}, recovery: rp,
-			intact: 5, lost: 3, before: 1, rpo: 1600 * time.Millisecond,
+			intact: 5, lost: 3, before: 1, lossWindow: 1600 * time.Millisecond,
 			failures: []string{"lost write #6 baton-t-00000000-000006"}},
 		{name: "planned move loses nothing", present: []int{1, 2, 3, 4, 5, 6, 7}, planned: true,
-			intact: 7, lost: 1, rpo: 1000 * time.Millisecond, failures: []string{"planned move lost acknowledged write #8"}},
+			intact: 7, lost: 1, lossWindow: 1000 * time.Millisecond, failures: []string{"planned move lost acknowledged write #8"}},
 		{name: "unknown outcomes either way", outcomes: map[int]Outcome{7: Unknown, 8: Unknown},
 			present: []int{1, 2, 3, 4, 5, 6, 7}, recovery: rp, intact: 6, unackHere: 1, unackLost: 1},
 		{name: "refused and absent is fine", outcomes: map[int]Outcome{8: Refused},
@@ -82,12 +82,12 @@ func TestJudgeClassifiesEveryWrite(t *testing.T) {
 		{name: "corrupt", present: []int{1, 2, 3, 4, 5, 6, 7, 8}, corrupt: map[int]bool{3: true}, recovery: rp,
 			intact: 7, failures: []string{"write #3 baton-t-00000000-000003 reads back as"}},
 		{name: "a hole", present: []int{1, 2, 4, 5, 6, 7, 8}, recovery: t0, intact: 7, lost: 1,
-			rpo: 3100 * time.Millisecond, failures: []string{"write #3 baton-t-00000000-000003 is missing but a later write survived"}},
+			lossWindow: 3100 * time.Millisecond, failures: []string{"write #3 baton-t-00000000-000003 is missing but a later write survived"}},
 		{name: "a write nobody made", present: []int{1, 2, 3, 4, 5, 6, 7, 8}, extra: []string{"baton-t-00000000-000099"},
 			recovery: rp, intact: 8, failures: []string{"found baton-t-00000000-000099"}},
 		{name: "no recovery point: measured from the newest survivor", present: []int{1, 2, 3, 4, 5},
-			intact: 5, lost: 3, rpo: 3 * time.Second},
-		{name: "nothing survived", present: nil, recovery: rp, intact: 0, lost: 8, before: 6, rpo: 1600 * time.Millisecond,
+			intact: 5, lost: 3, lossWindow: 3 * time.Second},
+		{name: "nothing survived", present: nil, recovery: rp, intact: 0, lost: 8, before: 6, lossWindow: 1600 * time.Millisecond,
 			failures: []string{"#1 ", "#2 ", "#3 ", "#4 ", "#5 ", "#6 "}},
 	}
 	for _, tt := range tests {
@@ -101,8 +101,8 @@ func TestJudgeClassifiesEveryWrite(t *testing.T) {
 					vol.lostBefore(), vol.UnacknowledgedPresent, vol.UnacknowledgedLost,
 					tt.intact, tt.lost, tt.before, tt.unackHere, tt.unackLost, v)
 			}
-			if v.RPO != tt.rpo {
-				t.Errorf("RPO %s, want %s", v.RPO, tt.rpo)
+			if v.LossWindow != tt.lossWindow {
+				t.Errorf("loss window %s, want %s", v.LossWindow, tt.lossWindow)
 			}
 			failures := v.Failures(tt.planned)
 			if len(failures) != len(tt.failures) {
@@ -156,8 +156,8 @@ func TestWorkloadVerdictFeedsMoveLosses(t *testing.T) {
 	if vv.Lost.Acknowledged != 3 || vv.Prefix.Writes != 5 || vv.Prefix.Seq != 5 || vv.BytesWritten != 800 {
 		t.Fatalf("converted %+v", vv)
 	}
-	if want := t0.Add(6*time.Second + 100*time.Millisecond); !vv.Lost.Oldest.Equal(want) || vv.Lost.RPO != at.Sub(want) {
-		t.Fatalf("oldest lost %s (RPO %s), want %s", vv.Lost.Oldest, vv.Lost.RPO, want)
+	if want := t0.Add(6*time.Second + 100*time.Millisecond); !vv.Lost.Oldest.Equal(want) || vv.Lost.Age != at.Sub(want) {
+		t.Fatalf("oldest lost %s (loss age %s), want %s", vv.Lost.Oldest, vv.Lost.Age, want)
 	}
 	if vv.Consistent() || vv.Violations[0].Kind != workload.Checksum || vv.Violations[0].Block != 2 {
 		t.Fatalf("want write 2's corruption as a checksum violation: %v", vv.Violations)

@@ -19,11 +19,13 @@ type Verdict struct {
 	// limit): nothing else was judged.
 	Unavailable string
 	Volumes     []VolumeResult // in the application's volume order
-	// RPO is the data loss the step cost: the time from the recovery point
-	// (or, when unknown, from the newest write that survived on the volume)
-	// to the newest acknowledged write lost, the largest over the volumes;
-	// zero when nothing acknowledged was lost.
-	RPO time.Duration
+	// LossWindow is the span of acknowledged writes the step lost: from the
+	// recovery point (or, when unknown, from the newest write that survived
+	// on the volume) to the newest acknowledged write lost, the largest over
+	// the volumes; zero when nothing acknowledged was lost. It is not the
+	// RPO, which runs from the failure back to the recovery point
+	// (workload.VolumeVerdict.RPO of the converted verdict, Workload).
+	LossWindow time.Duration
 }
 
 // VolumeResult is the verdict on what one volume's operations left.
@@ -45,9 +47,9 @@ type VolumeResult struct {
 	Missing []uint64
 	// Newest is the newest write found on the volume; zero Seq when none.
 	Newest       Write
-	BytesWritten int // by every operation issued to the volume
-	LostBytes    int // by the acknowledged writes lost
-	RPO          time.Duration
+	BytesWritten int           // by every operation issued to the volume
+	LostBytes    int           // by the acknowledged writes lost
+	LossWindow   time.Duration // the volume's part of Verdict.LossWindow
 }
 
 // Loss is an acknowledged write that the read-back did not find.
@@ -116,7 +118,7 @@ func (v Verdict) String() string {
 		fmt.Fprintf(&b, "%s at %s: UNAVAILABLE: %s\n", v.App, stamp(v.At), v.Unavailable)
 		return b.String()
 	}
-	fmt.Fprintf(&b, "%s at %s: recovery point %s, RPO %s\n", v.App, stamp(v.At), stamp(v.RecoveryPoint), v.RPO)
+	fmt.Fprintf(&b, "%s at %s: recovery point %s, loss window %s\n", v.App, stamp(v.At), stamp(v.RecoveryPoint), v.LossWindow)
 	for _, vol := range v.Volumes {
 		fmt.Fprintf(&b, "  %s: %d intact, %d lost (%d before the recovery point), %d corrupt, %d unexpected, %d holes; unacknowledged %d present, %d lost\n",
 			vol.Volume, vol.Intact, len(vol.Lost), vol.lostBefore(), len(vol.Corrupt), len(vol.Unexpected), len(vol.Holes),

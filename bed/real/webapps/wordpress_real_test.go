@@ -180,7 +180,7 @@ func tail(s string, lines int) string {
 // and WordPress starts on the copy. ext4 replays its journal at mount and
 // MariaDB its redo log at start, with no manual step; every write
 // acknowledged before the copy must read back, those acknowledged after it
-// are the RPO. The application then goes on on the copy.
+// are the loss. The application then goes on on the copy.
 func TestWordPressFailoverFromCrashConsistentCopy(t *testing.T) {
 	d := newDockerBed(t, "mariadb", "wordpress")
 	p := newPool(t)
