@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
 
@@ -63,6 +64,10 @@ type Node struct {
 	Site     string
 	Devices  Devices
 	Mounter  Mounter
+	// DeviceWait bounds how long NodeStageVolume waits for a device the
+	// node agent has not made yet (device_wait.go); zero answers at once
+	// (the simulation, whose nodes make devices on its own clock).
+	DeviceWait time.Duration
 }
 
 var nodeCapabilities = []csi.NodeServiceCapability_RPC_Type{
@@ -135,7 +140,7 @@ func (n *Node) NodeStageVolume(ctx context.Context, req *csi.NodeStageVolumeRequ
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	device, err := n.Devices.Device(ctx, v)
+	device, err := n.device(ctx, v)
 	if err != nil {
 		return nil, toStatus(err)
 	}
