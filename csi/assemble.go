@@ -1,5 +1,7 @@
 package csi
 
+import "time"
+
 // Assembling the driver. Every process that runs it -- baton-csi in each of
 // its modes, the simulation's csi-controller pods and nodes, the tests'
 // drivers -- builds its services here, so that they are wired one way:
@@ -34,6 +36,9 @@ type NodeAssembly struct {
 	ID, Site string
 	Devices  Devices
 	Mounter  Mounter
+	// DeviceWait bounds how long NodeStageVolume waits for a device the
+	// node agent is making; zero answers at once.
+	DeviceWait time.Duration
 }
 
 // Assemble builds the services a names; Identity is always served.
@@ -46,7 +51,8 @@ func Assemble(a Assembly) Services {
 		s.AddonsIdentity = &AddonsIdentity{Name: a.Name, Version: a.Version}
 	}
 	if n := a.Node; n != nil {
-		s.Node = &Node{Clusters: a.Clusters, Locks: &Locks{}, NodeID: n.ID, Site: n.Site, Devices: n.Devices, Mounter: n.Mounter}
+		s.Node = &Node{Clusters: a.Clusters, Locks: &Locks{}, NodeID: n.ID, Site: n.Site, Devices: n.Devices, Mounter: n.Mounter,
+			DeviceWait: n.DeviceWait}
 	}
 	return s
 }

@@ -1,6 +1,8 @@
 package csi_test
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,8 +12,8 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// TestBadInputIsRefusedWithTheSpecsCodesAndChangesNothing sends malformed
-// handles, unknown clusters, malformed or missing secrets, unsupported
+// TestBadInputIsRefusedWithTheSpecsCodesAndChangesNothing sends unknown
+// clusters, malformed or missing secrets, unsupported
 // capabilities and oversized requests through gRPC: each gets the code the
 // specs name and a message saying what was wrong, never quoting a secret,
 // and the sites are left as they were.
@@ -53,13 +55,11 @@ func TestBadInputIsRefusedWithTheSpecsCodesAndChangesNothing(t *testing.T) {
 		code codes.Code
 		says string
 	}{
-		{"malformed handle (replication)", promote(source("A:v1"), good), codes.InvalidArgument, "malformed volume handle"},
 		{"no replication source", promote(nil, good), codes.InvalidArgument, "replication_source is required"},
 		{"a volume group", promote(&replication.ReplicationSource{Type: &replication.ReplicationSource_Volumegroup{
 			Volumegroup: &replication.ReplicationSource_VolumeGroupSource{VolumeGroupId: "g"}}}, good), codes.InvalidArgument, "volume group"},
 		{"unknown cluster (replication)", promote(source(stranger), good), codes.NotFound, "not in the clusters secret"},
 		{"unknown cluster (node)", stage(stranger, good), codes.NotFound, "not in the clusters secret"},
-		{"malformed handle (node)", stage("x:y", good), codes.InvalidArgument, "malformed volume handle"},
 		{"endpoint not https", promote(source(stranger), badSecret), codes.InvalidArgument, "must be an https:// URL"},
 		{"secret not JSON", promote(source(stranger), brokenSecret), codes.InvalidArgument, "truncated"},
 		{"no secret and no clusters file", promote(source(stranger), nil), codes.InvalidArgument, `no "clusters" key`},
@@ -111,6 +111,66 @@ func TestBadInputIsRefusedWithTheSpecsCodesAndChangesNothing(t *testing.T) {
 		t.Errorf("refused requests changed site A: capacity %d -> %d, %d snapshots", before, after, len(snapshots))
 	}
 }
+
+// TestAVolumeIDThatIsNoHandleIsNotFound: every RPC that reads a volume ID
+// answers one that does not parse as a handle -- csi-sanity's made-up
+// "fake-vol-id-..." -- NotFound, the spec's answer for a volume that does
+// not exist (no volume can have that ID), saying why; DeleteVolume succeeds,
+// as the spec asks of a volume that is gone. The other fields are valid, so
+// only the ID can make the answer.
+func TestAVolumeIDThatIsNoHandleIsNotFound(t *testing.T) {
+	w := newWorld(t)
+	a, _ := w.twoDrivers()
+	const id = "fake-vol-id-0123456789"
+	secrets := a.secrets
+	vol := source(id)
+	capability := mountCapability("")
+	capabilities := []*csiapi.VolumeCapability{capability}
+	rpcs := map[string]error{}
+	rpcs["ControllerExpandVolume"] = errOf(a.controller.ControllerExpandVolume(ctx, &csiapi.ControllerExpandVolumeRequest{VolumeId: id,
+		CapacityRange: &csiapi.CapacityRange{RequiredBytes: 2 << 30}, Secrets: secrets}))
+	rpcs["ValidateVolumeCapabilities"] = errOf(a.controller.ValidateVolumeCapabilities(ctx, &csiapi.ValidateVolumeCapabilitiesRequest{VolumeId: id,
+		VolumeCapabilities: capabilities, Secrets: secrets}))
+	rpcs["CreateSnapshot"] = errOf(a.controller.CreateSnapshot(ctx, &csiapi.CreateSnapshotRequest{Name: "snap", SourceVolumeId: id, Secrets: secrets}))
+	rpcs["CreateVolume from a volume"] = errOf(a.controller.CreateVolume(ctx, &csiapi.CreateVolumeRequest{Name: "clone", VolumeCapabilities: capabilities,
+		VolumeContentSource: &csiapi.VolumeContentSource{Type: &csiapi.VolumeContentSource_Volume{
+			Volume: &csiapi.VolumeContentSource_VolumeSource{VolumeId: id}}}, Secrets: secrets}))
+	rpcs["NodeStageVolume"] = errOf(a.node.NodeStageVolume(ctx, &csiapi.NodeStageVolumeRequest{VolumeId: id, StagingTargetPath: "/s",
+		VolumeCapability: capability, Secrets: secrets}))
+	rpcs["NodeUnstageVolume"] = errOf(a.node.NodeUnstageVolume(ctx, &csiapi.NodeUnstageVolumeRequest{VolumeId: id, StagingTargetPath: "/s"}))
+	rpcs["NodePublishVolume"] = errOf(a.node.NodePublishVolume(ctx, &csiapi.NodePublishVolumeRequest{VolumeId: id, StagingTargetPath: "/s",
+		TargetPath: "/t", VolumeCapability: capability, Secrets: secrets}))
+	rpcs["NodeUnpublishVolume"] = errOf(a.node.NodeUnpublishVolume(ctx, &csiapi.NodeUnpublishVolumeRequest{VolumeId: id, TargetPath: "/t"}))
+	rpcs["NodeGetVolumeStats"] = errOf(a.node.NodeGetVolumeStats(ctx, &csiapi.NodeGetVolumeStatsRequest{VolumeId: id, VolumePath: "/t"}))
+	rpcs["NodeExpandVolume"] = errOf(a.node.NodeExpandVolume(ctx, &csiapi.NodeExpandVolumeRequest{VolumeId: id, VolumePath: "/t", Secrets: secrets}))
+	rpcs["EnableVolumeReplication"] = errOf(a.replication.EnableVolumeReplication(ctx, &replication.EnableVolumeReplicationRequest{
+		ReplicationSource: vol, Secrets: secrets}))
+	rpcs["DisableVolumeReplication"] = errOf(a.replication.DisableVolumeReplication(ctx, &replication.DisableVolumeReplicationRequest{
+		ReplicationSource: vol, Secrets: secrets}))
+	rpcs["PromoteVolume"] = errOf(a.replication.PromoteVolume(ctx, &replication.PromoteVolumeRequest{ReplicationSource: vol, Secrets: secrets}))
+	rpcs["DemoteVolume"] = errOf(a.replication.DemoteVolume(ctx, &replication.DemoteVolumeRequest{ReplicationSource: vol, Secrets: secrets}))
+	rpcs["ResyncVolume"] = errOf(a.replication.ResyncVolume(ctx, &replication.ResyncVolumeRequest{ReplicationSource: vol, Secrets: secrets}))
+	rpcs["GetVolumeReplicationInfo"] = errOf(a.replication.GetVolumeReplicationInfo(ctx, &replication.GetVolumeReplicationInfoRequest{
+		ReplicationSource: vol, Secrets: secrets}))
+	for _, name := range slices.Sorted(maps.Keys(rpcs)) {
+		st := status.Convert(rpcs[name])
+		if st.Code() != codes.NotFound || !strings.Contains(st.Message(), `malformed volume handle "`+id+`"`) {
+			t.Errorf("%s of %q: %s %q, want NotFound saying the ID is no volume handle", name, id, st.Code(), clipped(st.Message()))
+		}
+	}
+	// The ID is looked at last: a request that also misses a field is
+	// InvalidArgument, as csi-sanity expects of its made-up IDs.
+	_, err := a.node.NodeUnpublishVolume(ctx, &csiapi.NodeUnpublishVolumeRequest{VolumeId: id})
+	wantCode(t, "NodeUnpublishVolume of a made-up ID without a target path", err, codes.InvalidArgument)
+	_, err = a.node.NodeStageVolume(ctx, &csiapi.NodeStageVolumeRequest{VolumeId: id, StagingTargetPath: "/s", Secrets: secrets})
+	wantCode(t, "NodeStageVolume of a made-up ID without a capability", err, codes.InvalidArgument)
+	if _, err := a.controller.DeleteVolume(ctx, &csiapi.DeleteVolumeRequest{VolumeId: id, Secrets: secrets}); err != nil {
+		t.Errorf("DeleteVolume of %q: %v, want success: no such volume is left", id, err)
+	}
+}
+
+// errOf is the error of a call's two results.
+func errOf[T any](_ T, err error) error { return err }
 
 func clipped(s string) string {
 	if len(s) > 200 {

@@ -327,16 +327,16 @@ func (c *Controller) DeleteVolume(ctx context.Context, req *csi.DeleteVolumeRequ
 }
 
 func (c *Controller) ControllerExpandVolume(ctx context.Context, req *csi.ControllerExpandVolumeRequest) (*csi.ControllerExpandVolumeResponse, error) {
-	root, err := parseHandle(req.GetVolumeId())
-	if err != nil {
-		return nil, err
-	}
 	if req.GetCapacityRange() == nil {
 		return nil, invalid("capacity range is required")
 	}
 	size, err := sizeOf(req.GetCapacityRange(), 0)
 	if err != nil || size == 0 {
 		return nil, cmp.Or(err, invalid("capacity range asks for no size"))
+	}
+	root, err := parseHandle(req.GetVolumeId())
+	if err != nil {
+		return nil, err
 	}
 	r, err := c.begin(root.String(), req.GetSecrets())
 	if err != nil {
@@ -360,12 +360,12 @@ func (c *Controller) ControllerExpandVolume(ctx context.Context, req *csi.Contro
 }
 
 func (c *Controller) ValidateVolumeCapabilities(ctx context.Context, req *csi.ValidateVolumeCapabilitiesRequest) (*csi.ValidateVolumeCapabilitiesResponse, error) {
+	if len(req.GetVolumeCapabilities()) == 0 {
+		return nil, invalid("volume capabilities are required")
+	}
 	root, err := parseHandle(req.GetVolumeId())
 	if err != nil {
 		return nil, err
-	}
-	if len(req.GetVolumeCapabilities()) == 0 {
-		return nil, invalid("volume capabilities are required")
 	}
 	r, err := c.begin("", req.GetSecrets())
 	if err != nil {

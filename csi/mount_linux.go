@@ -173,16 +173,22 @@ type DRBDDevices struct {
 	Dir string
 }
 
+var _ WatchedDevices = DRBDDevices{}
+
 func (d DRBDDevices) Device(_ context.Context, v core.Volume) (string, error) {
-	dir := d.Dir
-	if dir == "" {
-		dir = "/dev"
-	}
-	path := filepath.Join(dir, fmt.Sprintf("drbd%d", v.Allocation.Minor))
+	path := filepath.Join(d.WatchDir(v), fmt.Sprintf("drbd%d", v.Allocation.Minor))
 	if _, err := os.Stat(path); err != nil {
 		return "", fmt.Errorf("%w: %s of %s: %w", ErrDeviceNotReady, path, v.Ref, err)
 	}
 	return path, nil
+}
+
+// WatchDir is where the kernel makes the device node: Dir, or /dev.
+func (d DRBDDevices) WatchDir(core.Volume) string {
+	if d.Dir == "" {
+		return "/dev"
+	}
+	return d.Dir
 }
 
 // LinkDevices finds a member's device through a link the node agent keeps per
@@ -190,6 +196,11 @@ func (d DRBDDevices) Device(_ context.Context, v core.Volume) (string, error) {
 type LinkDevices struct {
 	Dir string
 }
+
+var _ WatchedDevices = LinkDevices{}
+
+// WatchDir is the directory of the agent's links.
+func (d LinkDevices) WatchDir(core.Volume) string { return d.Dir }
 
 func (d LinkDevices) Device(_ context.Context, v core.Volume) (string, error) {
 	path, err := filepath.EvalSymlinks(filepath.Join(d.Dir, v.Dataset()))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/container-storage-interface/spec/lib/go/csi"
 
@@ -63,6 +64,10 @@ type Node struct {
 	Site     string
 	Devices  Devices
 	Mounter  Mounter
+	// DeviceWait bounds how long NodeStageVolume waits for a device the
+	// node agent has not made yet (device_wait.go); zero answers at once
+	// (the simulation, whose nodes make devices on its own clock).
+	DeviceWait time.Duration
 }
 
 var nodeCapabilities = []csi.NodeServiceCapability_RPC_Type{
@@ -98,12 +103,12 @@ func (n *Node) lock(handle chain.Ref) (func(), error) { return n.Locks.Lock(hand
 // ask no cluster (unstage, unpublish): the handle and the path are checked,
 // then the volume's node-side lock is taken. The error is already a status.
 func (n *Node) lockForPath(volumeID, pathName, path string) (release func(), err error) {
+	if path == "" {
+		return nil, invalid("%s is required", pathName)
+	}
 	handle, err := parseHandle(volumeID)
 	if err != nil {
 		return nil, err
-	}
-	if path == "" {
-		return nil, invalid("%s is required", pathName)
 	}
 	release, err = n.lock(handle)
 	if err != nil {
@@ -113,10 +118,6 @@ func (n *Node) lockForPath(volumeID, pathName, path string) (release func(), err
 }
 
 func (n *Node) NodeStageVolume(ctx context.Context, req *csi.NodeStageVolumeRequest) (*csi.NodeStageVolumeResponse, error) {
-	handle, err := parseHandle(req.GetVolumeId())
-	if err != nil {
-		return nil, err
-	}
 	switch {
 	case req.GetStagingTargetPath() == "":
 		return nil, invalid("staging target path is required")
@@ -124,6 +125,10 @@ func (n *Node) NodeStageVolume(ctx context.Context, req *csi.NodeStageVolumeRequ
 		return nil, invalid("volume capability is required")
 	}
 	if err := checkCapability(req.GetVolumeCapability()); err != nil {
+		return nil, err
+	}
+	handle, err := parseHandle(req.GetVolumeId())
+	if err != nil {
 		return nil, err
 	}
 	r, err := n.begin(handle, req.GetSecrets())
@@ -135,7 +140,7 @@ func (n *Node) NodeStageVolume(ctx context.Context, req *csi.NodeStageVolumeRequ
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	device, err := n.Devices.Device(ctx, v)
+	device, err := n.device(ctx, v)
 	if err != nil {
 		return nil, toStatus(err)
 	}
@@ -220,10 +225,6 @@ func (n *Node) unmount(ctx context.Context, path string) error {
 }
 
 func (n *Node) NodePublishVolume(ctx context.Context, req *csi.NodePublishVolumeRequest) (*csi.NodePublishVolumeResponse, error) {
-	handle, err := parseHandle(req.GetVolumeId())
-	if err != nil {
-		return nil, err
-	}
 	switch {
 	case req.GetTargetPath() == "":
 		return nil, invalid("target path is required")
@@ -233,6 +234,10 @@ func (n *Node) NodePublishVolume(ctx context.Context, req *csi.NodePublishVolume
 		return nil, invalid("staging target path is required: the volume is staged first")
 	}
 	if err := checkCapability(req.GetVolumeCapability()); err != nil {
+		return nil, err
+	}
+	handle, err := parseHandle(req.GetVolumeId())
+	if err != nil {
 		return nil, err
 	}
 	release, err := n.lock(handle)
@@ -275,11 +280,11 @@ func (n *Node) NodeUnpublishVolume(ctx context.Context, req *csi.NodeUnpublishVo
 }
 
 func (n *Node) NodeGetVolumeStats(ctx context.Context, req *csi.NodeGetVolumeStatsRequest) (*csi.NodeGetVolumeStatsResponse, error) {
-	if _, err := parseHandle(req.GetVolumeId()); err != nil {
-		return nil, err
-	}
 	if req.GetVolumePath() == "" {
 		return nil, invalid("volume path is required")
+	}
+	if _, err := parseHandle(req.GetVolumeId()); err != nil {
+		return nil, err
 	}
 	mounted, err := n.Mounter.Mounted(ctx, req.GetVolumePath())
 	if err != nil {
@@ -300,12 +305,12 @@ func (n *Node) NodeGetVolumeStats(ctx context.Context, req *csi.NodeGetVolumeSta
 }
 
 func (n *Node) NodeExpandVolume(ctx context.Context, req *csi.NodeExpandVolumeRequest) (*csi.NodeExpandVolumeResponse, error) {
+	if req.GetVolumePath() == "" {
+		return nil, invalid("volume path is required")
+	}
 	handle, err := parseHandle(req.GetVolumeId())
 	if err != nil {
 		return nil, err
-	}
-	if req.GetVolumePath() == "" {
-		return nil, invalid("volume path is required")
 	}
 	r, err := n.begin(handle, req.GetSecrets())
 	if err != nil {

@@ -7,15 +7,19 @@ import (
 	"github.com/baton-dr/baton/storage/chain"
 )
 
-// parseHandle parses a volume handle, answering InvalidArgument with what is
-// wrong when it is missing or malformed.
+// parseHandle parses a volume handle: a missing one is InvalidArgument, one
+// that does not parse NotFound -- no volume can have it, and the CSI spec's
+// answer for a volume that does not exist is NotFound -- with what is wrong
+// with it. An RPC parses the handle after checking its other fields, so a
+// request that also misses one of them is InvalidArgument, as csi-sanity
+// expects of a made-up volume ID.
 func parseHandle(handle string) (chain.Ref, error) {
 	if handle == "" {
 		return chain.Ref{}, invalid("volume ID is required")
 	}
 	ref, err := chain.ParseRef(handle)
 	if err != nil {
-		return chain.Ref{}, invalid("volume ID: %v", err)
+		return chain.Ref{}, toStatus(fmt.Errorf("%w: volume ID: %w", ErrNoVolume, err))
 	}
 	return ref, nil
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/baton-dr/baton/bed/controlplane/controlplanetest"
 	sitecontroller "github.com/baton-dr/baton/controllers/site"
 	"github.com/baton-dr/baton/csi"
+	"github.com/baton-dr/baton/csi/csisanity"
 	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storage/core/coretest"
 	"github.com/baton-dr/baton/storageapi"
@@ -40,7 +41,7 @@ func TestSanityOnTheOperator(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a real kube-apiserver and etcd; skipped under -short")
 	}
-	if inOwnProcess(t) {
+	if csisanity.InOwnProcess(t) {
 		return
 	}
 	c := apiServer(t)

@@ -56,6 +56,9 @@ type world struct {
 	// is not ready, or a promotion whose source's final sync has not
 	// arrived (csi.SyncWait); the zero value answers at once.
 	syncWait csi.SyncWait
+	// deviceWait is how long the node services made from now on wait for
+	// a device not there yet (csi.Node.DeviceWait); zero answers at once.
+	deviceWait time.Duration
 }
 
 // apiSite is a site as its paper nodes reach it: through its storage API.
@@ -221,7 +224,8 @@ func (w *world) newDriverWith(id chain.ClusterID, nodeName string, secrets map[s
 	w.t.Helper()
 	clusters := &csi.Clusters{Dialer: &csi.HTTPDialer{TLS: w.ca.ClientTLS(), CallTimeout: 5 * time.Second, DialConn: w.dialFrom(id)}}
 	services := csi.Assemble(csi.Assembly{Clusters: clusters, Controller: true, SyncWait: w.syncWait,
-		Node: &csi.NodeAssembly{ID: nodeName, Site: "site-" + string(id[0]), Devices: devices, Mounter: mounter}})
+		Node: &csi.NodeAssembly{ID: nodeName, Site: "site-" + string(id[0]), Devices: devices, Mounter: mounter,
+			DeviceWait: w.deviceWait}})
 	csiConn, csiSocket := w.serve(csi.NewCSIServer(services, logr.Discard()))
 	addonsConn, _ := w.serve(csi.NewAddonsServer(services, logr.Discard()))
 	return &driver{site: id, secrets: secrets, csiSocket: csiSocket, services: services,

@@ -239,6 +239,17 @@ func (b *Bed) Nodes(site string) []string {
 	return []string{nodeName}
 }
 
+// CSIEndpoint is where site's baton-csi serves CSI Identity, Controller and
+// Node ("unix:///path"): its requests need no secrets, the driver reads the
+// site's clusters file.
+func (b *Bed) CSIEndpoint(site string) (string, error) {
+	s, err := b.site(site)
+	if err != nil {
+		return "", err
+	}
+	return s.socket("csi.sock"), nil
+}
+
 // NetworkPrefix starts the names of the bed's bridge, veths and network
 // namespaces.
 func (b *Bed) NetworkPrefix() string { return b.net.prefix }

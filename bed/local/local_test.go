@@ -48,24 +48,32 @@ func needs(t *testing.T) {
 	}
 }
 
+// startBed starts a local bed in a directory of t's, seeded 1, and returns it
+// with its directory and its log.
+func startBed(t *testing.T) (*local.Bed, string, *syncio.Buffer) {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctrllog.SetLogger(logr.Discard()) // envtest's; the bed's own log is kept
+	log := &syncio.Buffer{}
+	started := time.Now()
+	b, err := local.New(local.Options{Dir: dir, Seed: 1, Log: log})
+	if err != nil {
+		t.Fatalf("the bed did not start: %v\n%s", err, log.String())
+	}
+	t.Logf("the bed started in %s", time.Since(started).Round(time.Millisecond))
+	return b, dir, log
+}
+
 // TestRelocateOnTheLocalBed runs wordpress/relocate on real API servers,
 // binaries and network namespaces -- deploy on site-a, protect, write,
 // relocate to site-b and back without losing an acknowledged write -- and
 // checks that Close leaves no namespace, mount or loop device behind.
 func TestRelocateOnTheLocalBed(t *testing.T) {
 	needs(t)
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctrllog.SetLogger(logr.Discard()) // envtest's; the bed's own log is kept below
-	var log syncio.Buffer
-	started := time.Now()
-	b, err := local.New(local.Options{Dir: dir, Seed: 1, Log: &log})
-	if err != nil {
-		t.Fatalf("the bed did not start: %v\n%s", err, log.String())
-	}
-	t.Logf("the bed started in %s", time.Since(started).Round(time.Millisecond))
+	b, dir, log := startBed(t)
 	closed := false
 	t.Cleanup(func() {
 		if !closed {

@@ -52,10 +52,17 @@ Flags:
 // of its own (the manager runs up to 100 at once).
 const defaultSyncPatience = 2 * time.Minute
 
+// defaultDeviceWait is how long NodeStageVolume waits for the device of a
+// volume the node agent is still making. The agent makes it on its next
+// pass (a second apart on the beds) once the volume is placed here; 30 s
+// leaves several passes to a busy agent and stays well inside the 2-minute
+// deadline the kubelet gives a stage.
+const defaultDeviceWait = 30 * time.Second
+
 type options struct {
 	endpoint, addonsAddress, nodeID, site, clustersFile, mode string
 	caFile, devices, deviceDir, driverName                    string
-	callTimeout, syncPatience                                 time.Duration
+	callTimeout, syncPatience, deviceWait                     time.Duration
 	verbosity                                                 int
 }
 
@@ -79,6 +86,8 @@ func parse(args []string, output io.Writer) (options, error) {
 	flags.DurationVar(&o.callTimeout, "call-timeout", storageapi.DefaultCallTimeout, "deadline of each storage API call")
 	flags.DurationVar(&o.syncPatience, "sync-patience", defaultSyncPatience,
 		"how long ResyncVolume waits for the sync it kicked before it answers not ready, and PromoteVolume for the demoted source's final sync before it answers Unavailable (csi-addons asks again only 30 s or its backoff later; 0: answer at once)")
+	flags.DurationVar(&o.deviceWait, "device-wait", defaultDeviceWait,
+		"how long NodeStageVolume waits for a volume's device the node agent is still making, watching where it appears, before it answers Unavailable (0: answer at once)")
 	flags.IntVar(&o.verbosity, "v", 0, "log verbosity (1: every call)")
 	if err := flags.Parse(args); err != nil {
 		return o, err
@@ -158,7 +167,8 @@ func build(o options) (csi.Services, error) {
 		if o.devices == "links" {
 			devices = csi.LinkDevices{Dir: o.deviceDir}
 		}
-		assembly.Node = &csi.NodeAssembly{ID: o.nodeID, Site: o.site, Devices: devices, Mounter: csi.OSMounter{}}
+		assembly.Node = &csi.NodeAssembly{ID: o.nodeID, Site: o.site, Devices: devices, Mounter: csi.OSMounter{},
+			DeviceWait: o.deviceWait}
 	}
 	return csi.Assemble(assembly), nil
 }
