@@ -10,7 +10,7 @@ FUZZTIME ?= 20s
 COMMIT  ?= $(shell c=$$(git rev-parse HEAD 2>/dev/null) && { git diff --quiet HEAD 2>/dev/null || c=$$c-dirty; echo $$c; })
 LDFLAGS  = -X main.commit=$(COMMIT)
 
-.PHONY: help build test sim gates localbed realbed realbed-test realbed-down webapps-test vmtest images crds lint bench fuzz clean controlplane
+.PHONY: help build test sim gates localbed localbed-sanity realbed realbed-test realbed-down webapps-test vmtest images crds lint bench fuzz clean controlplane
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -50,6 +50,13 @@ localbed: ## run the scenarios on real kube-apiservers, binaries and network nam
 	  $(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/baton-controller ./cmd/baton-node ./cmd/baton-csi ./cmd/batonctl && \
 	  KUBEBUILDER_ASSETS=$$assets $(BIN)/batonctl scenario run $(LOCALBED_SCENARIOS) --bed local --bin $(BIN) --out out/localbed && \
 	  { lacking=$$($(BIN)/batonctl scenario lacking 2>&1) || { echo "make localbed: $${lacking#batonctl: }" >&2; exit 1; }; }
+
+# The strict csi-sanity (csi/csisanity) against site-a's real driver, operator
+# and node agent on the local bed (root): 4-6 minutes a run.
+SANITY_COUNT ?= 1
+localbed-sanity: ## run the strict csi-sanity against the local bed's driver (root)
+	@assets=$$(bash ci/controlplane/build.sh) && \
+	  BATON_LOCALBED_SANITY=1 KUBEBUILDER_ASSETS=$$assets $(GO) test -count=$(SANITY_COUNT) -timeout 0 -v -run TestSanityOnTheLocalBed ./bed/local/
 
 # The real bed needs root (a private dockerd, debootstrap, loop devices). Cold it
 # builds kind, the node image and baton's image into ~/.cache/baton/realbed;
