@@ -13,7 +13,8 @@ import (
 )
 
 // Tree is a digest of every file of the module (tracked or not, but not
-// ignored) as it is now, so a verdict can say what it was judged against.
+// ignored; prose aside) as it is now, so a verdict can say what it was
+// judged against.
 type Tree struct {
 	files map[string]string // path from the root -> sha256 of its content
 	paths []string
@@ -27,7 +28,9 @@ func (r *Runner) readTree(ctx context.Context) (Tree, error) {
 	}
 	t := Tree{files: map[string]string{}}
 	for _, p := range strings.Split(strings.TrimSpace(list), "\n") {
-		if p == "" {
+		// Prose changes no verdict: docs/mutants.md gains an equivalent
+		// mutant without every survival being judged again.
+		if p == "" || strings.HasSuffix(p, ".md") {
 			continue
 		}
 		data, err := os.ReadFile(filepath.Join(r.Root, p))

@@ -3,7 +3,6 @@ package mutants
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -35,6 +34,9 @@ const (
 	// NotViable: the mutated tree does not compile (say, a string "+" made
 	// "-"); no judge can run it and it counts nowhere.
 	NotViable Verdict = "not viable"
+	// NotJudged: the judge could not run (a build ran past its bound on a
+	// loaded machine); the mutant counts nowhere until a rerun judges it.
+	NotJudged Verdict = "not judged"
 )
 
 // Kills says the verdict counts as the judge noticing the mutant.
@@ -133,7 +135,9 @@ func (r *Runner) judgeUnit(ctx context.Context, dir, overlay string, b Bounds) J
 	j := Judgement{Seconds: time.Since(started).Seconds()}
 	switch {
 	case ctx.Err() != nil:
-		j.Verdict, j.Detail = TimedOut, fmt.Sprintf("go test ran past %s", b.Test+b.Build)
+		// Past go test's own -timeout (which would have failed the test)
+		// and its build's allowance: the machine, not the mutant.
+		j.Verdict, j.Detail = NotJudged, fmt.Sprintf("go test ran past %s", b.Test+b.Build)
 	case err == nil:
 		j.Verdict = Survived
 	case bytes.Contains(out, []byte("[build failed]")) || bytes.Contains(out, []byte("[setup failed]")):
@@ -161,10 +165,10 @@ func (r *Runner) judgeSweep(ctx context.Context, overlay string, plan SweepPlan,
 	out, err := r.run(buildCtx, nil, "go", "build", "-overlay", overlay, "-ldflags=-s -w", "-o", batonctl, "./cmd/batonctl")
 	cancelBuild()
 	if err != nil {
-		// A build that ran out of time says nothing of the mutant: the
-		// error is the judge's, and the run stops.
+		// A build that ran out of time says nothing of the mutant (a
+		// loaded machine): it is left unjudged, and not cached.
 		if buildCtx.Err() != nil {
-			return Judgement{}, fmt.Errorf("%w: building batonctl ran past %s", errJudge, b.Build)
+			return Judgement{Verdict: NotJudged, Detail: fmt.Sprintf("building batonctl ran past %s", b.Build)}, ctx.Err()
 		}
 		return Judgement{Verdict: NotViable, Detail: firstLine(out), Seconds: time.Since(started).Seconds()}, nil
 	}
@@ -225,7 +229,3 @@ func lastLines(out []byte, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
-
-// errJudge is a judge that could not judge (its build ran out of time): the
-// run stops rather than record a verdict the mutant did not earn.
-var errJudge = errors.New("a judge could not judge")

@@ -134,10 +134,11 @@ func TestTallyCountsEachJudgeAndTheSurvivors(t *testing.T) {
 		r(NotCovered, TimedOut),
 		r(Survived, NotReached), // survives both
 		r(NotViable, NotViable),
+		r(Survived, NotJudged), // left for a rerun: no survivor yet
 		{Equivalent: "same value either way"},
 	}
 	got := tally(results)
-	want := Tally{Mutants: 6, NotViable: 1, Equivalent: 1, KilledByUnit: 2, KilledBySweep: 2, Survived: 1, UnitScore: 0.5, SweepScore: 0.5}
+	want := Tally{Mutants: 7, NotViable: 1, NotJudged: 1, Equivalent: 1, KilledByUnit: 2, KilledBySweep: 2, Survived: 1, UnitScore: 0.5, SweepScore: 0.5}
 	if got != want {
 		t.Errorf("tally = %+v\nwant    %+v", got, want)
 	}

@@ -93,8 +93,8 @@ func (r *Runner) sweepReach(ctx context.Context, module string, pkgs []string, p
 	}
 	buildCtx, cancel := context.WithTimeout(ctx, b.Build)
 	defer cancel()
-	if _, err := r.output(buildCtx, "go", "build", "-cover", "-coverpkg", strings.Join(pkgs, ","), "-ldflags=-s -w", "-o", batonctl, "./cmd/batonctl"); err != nil {
-		return Reach{}, "", fmt.Errorf("building batonctl for coverage: %w", err)
+	if out, err := r.run(buildCtx, nil, "go", "build", "-cover", "-coverpkg", strings.Join(pkgs, ","), "-ldflags=-s -w", "-o", batonctl, "./cmd/batonctl"); err != nil {
+		return Reach{}, "", fmt.Errorf("building batonctl for coverage: %w\n%s", err, lastLines(out, 20))
 	}
 	sweepCtx, cancelSweep := context.WithTimeout(ctx, 4*b.Sweep)
 	defer cancelSweep()

@@ -16,10 +16,10 @@ import (
 // with where it is and what it swapped.
 func Print(w io.Writer, rep Report) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "package\tmutants\tnot viable\tequivalent\tkilled by unit tests\tkilled by the sweep\tsurvived\tunit score\tsweep score\ttime\t")
+	fmt.Fprintln(tw, "package\tmutants\tnot viable\tnot judged\tequivalent\tkilled by unit tests\tkilled by the sweep\tsurvived\tunit score\tsweep score\ttime\t")
 	for _, p := range rep.Packages {
 		t := p.Tally
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%.0f%%\t%.0f%%\t%s\t\n", p.Target, t.Mutants, t.NotViable, t.Equivalent,
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.0f%%\t%.0f%%\t%s\t\n", p.Target, t.Mutants, t.NotViable, t.NotJudged, t.Equivalent,
 			t.KilledByUnit, t.KilledBySweep, t.Survived, 100*t.UnitScore, 100*t.SweepScore,
 			(time.Duration(p.Seconds) * time.Second).String())
 	}

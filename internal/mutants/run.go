@@ -48,7 +48,7 @@ type Result struct {
 // Survived says neither judge noticed a mutant that changes behaviour.
 func (r Result) Survived() bool {
 	return r.Equivalent == "" && r.Unit.Verdict != NotViable && r.Sweep.Verdict != NotViable &&
-		!r.Unit.Verdict.Kills() && !r.Sweep.Verdict.Kills()
+		r.Unit.Verdict != NotJudged && r.Sweep.Verdict != NotJudged && !r.Unit.Verdict.Kills() && !r.Sweep.Verdict.Kills()
 }
 
 // Package is one target's mutants and their tally.
@@ -64,6 +64,8 @@ type Tally struct {
 	Mutants    int `json:"mutants"`
 	NotViable  int `json:"not_viable"`
 	Equivalent int `json:"equivalent"`
+	// NotJudged are left for a rerun: a judge's build ran past its bound.
+	NotJudged int `json:"not_judged"`
 	// KilledByUnit and KilledBySweep overlap: each judge's count stands alone.
 	KilledByUnit  int `json:"killed_by_unit"`
 	KilledBySweep int `json:"killed_by_sweep"`
@@ -85,6 +87,9 @@ func tally(results []Result) Tally {
 		case r.Unit.Verdict == NotViable || r.Sweep.Verdict == NotViable:
 			t.NotViable++
 			continue
+		case r.Unit.Verdict == NotJudged || r.Sweep.Verdict == NotJudged:
+			t.NotJudged++
+			continue
 		}
 		if r.Unit.Verdict.Kills() {
 			t.KilledByUnit++
@@ -96,7 +101,7 @@ func tally(results []Result) Tally {
 			t.Survived++
 		}
 	}
-	if judged := t.Mutants - t.Equivalent - t.NotViable; judged > 0 {
+	if judged := t.Mutants - t.Equivalent - t.NotViable - t.NotJudged; judged > 0 {
 		t.UnitScore = float64(t.KilledByUnit) / float64(judged)
 		t.SweepScore = float64(t.KilledBySweep) / float64(judged)
 	}
@@ -266,6 +271,9 @@ func judgeOne(ctx context.Context, r *Runner, o Options, tree Tree, reach Reach,
 		if ctx.Err() != nil {
 			return res, ctx.Err()
 		}
+		if res.Unit.Verdict == NotJudged {
+			break
+		}
 		if err := o.Cache.Put(unitKey, rest, res.Unit); err != nil {
 			return res, err
 		}
@@ -281,6 +289,9 @@ func judgeOne(ctx context.Context, r *Runner, o Options, tree Tree, reach Reach,
 	default:
 		if res.Sweep, err = r.judgeSweep(ctx, overlay, o.Plan, o.Bounds); err != nil {
 			return res, err
+		}
+		if res.Sweep.Verdict == NotJudged {
+			break
 		}
 		if err := o.Cache.Put(sweepKey, rest, res.Sweep); err != nil {
 			return res, err
