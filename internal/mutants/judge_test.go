@@ -42,6 +42,9 @@ example.com/m/p/f.go:7.2,7.10 1 1
 			t.Errorf("Reached(%s:%d:%d) = %v, want %v", c.file, c.line, c.column, got, c.want)
 		}
 	}
+	if !reach.covers("p") || reach.covers("q") {
+		t.Error("covers does not say which package the profile counted")
+	}
 	if _, err := parseProfile("example.com/m/p/f.go:3.30,4.12 1\n", "example.com/m"); err == nil {
 		t.Error("a line with a field missing was read")
 	}

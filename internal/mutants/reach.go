@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -93,12 +94,18 @@ func (r *Runner) sweepReach(ctx context.Context, module string, pkgs []string, p
 	}
 	buildCtx, cancel := context.WithTimeout(ctx, b.Build)
 	defer cancel()
-	if out, err := r.run(buildCtx, nil, "go", "build", "-cover", "-coverpkg", strings.Join(pkgs, ","), "-ldflags=-s -w", "-o", batonctl, "./cmd/batonctl"); err != nil {
+	// The main package is among those covered: a binary whose main is not
+	// writes no coverage at all (go1.26), and every mutant would look reached.
+	coverpkg := "-coverpkg=" + strings.Join(append([]string{module + "/cmd/batonctl"}, pkgs...), ",")
+	if out, err := r.run(buildCtx, nil, "go", "build", "-cover", coverpkg, "-ldflags=-s -w", "-o", batonctl, "./cmd/batonctl"); err != nil {
 		return Reach{}, "", fmt.Errorf("building batonctl for coverage: %w\n%s", err, lastLines(out, 20))
 	}
 	sweepCtx, cancelSweep := context.WithTimeout(ctx, 4*b.Sweep)
 	defer cancelSweep()
 	out, err := r.run(sweepCtx, []string{"GOCOVERDIR=" + covdir}, batonctl, plan.args()...)
+	if ctx.Err() != nil {
+		return Reach{}, "", ctx.Err()
+	}
 	if err != nil {
 		return Reach{}, "", fmt.Errorf("the unmutated tree's sweep (%s) fails, so no mutant can be judged by it: %w\n%s", plan, err, lastLines(out, 10))
 	}
@@ -110,5 +117,23 @@ func (r *Runner) sweepReach(ctx context.Context, module string, pkgs []string, p
 		return Reach{}, "", err
 	}
 	reach, err := parseProfile(string(text), module)
-	return reach, string(text), err
+	if err != nil {
+		return Reach{}, "", err
+	}
+	for _, p := range pkgs {
+		if !reach.covers(strings.TrimPrefix(p, module+"/")) {
+			return Reach{}, "", fmt.Errorf("the sweep's coverage records nothing of %s: its reach is unknown", p)
+		}
+	}
+	return reach, string(text), nil
+}
+
+// covers says the profile counted some statement of the package in dir.
+func (r Reach) covers(dir string) bool {
+	for file := range r.blocks {
+		if path.Dir(file) == dir {
+			return true
+		}
+	}
+	return false
 }

@@ -182,7 +182,7 @@ func cachedReach(ctx context.Context, r *Runner, o Options, tree Tree, module st
 	key := hex.EncodeToString(h.Sum(nil))
 	file := filepath.Join(o.Cache.Dir, "reach", key+".txt")
 	if o.Cache.Dir != "" {
-		if text, err := os.ReadFile(file); err == nil {
+		if text, err := os.ReadFile(file); err == nil && len(text) > 0 {
 			return parseProfile(string(text), module)
 		}
 	}
