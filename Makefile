@@ -10,7 +10,7 @@ FUZZTIME ?= 20s
 COMMIT  ?= $(shell c=$$(git rev-parse HEAD 2>/dev/null) && { git diff --quiet HEAD 2>/dev/null || c=$$c-dirty; echo $$c; })
 LDFLAGS  = -X main.commit=$(COMMIT)
 
-.PHONY: help build test sim gates localbed localbed-sanity realbed realbed-test realbed-down webapps-test vmtest images crds lint bench fuzz clean controlplane
+.PHONY: help build test sim gates mutants localbed localbed-sanity realbed realbed-test realbed-down webapps-test vmtest images crds lint bench fuzz clean controlplane
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -39,6 +39,21 @@ sim: ## sweep every scenario over SEEDS seeds on the simulation bed; report in o
 
 gates: ## run the CI gates of ci/gates.yaml (scenario sweeps on the simulation); reports in out/ci
 	$(GO) run -ldflags '$(LDFLAGS)' ./cmd/batonctl ci gates --file ci/gates.yaml --out out/ci
+
+# `make mutants` swaps one operator at a time in the DR logic (gremlins'
+# mutations) and judges each mutant by its package's tests and by a chaos
+# sweep of every scenario over MUTANT_SEEDS seeds, built from the mutated
+# tree; see docs/mutants.md. MUTANTS picks the packages (empty: all of the DR
+# logic), e.g. MUTANTS="storage/chain csi:replication.go". Verdicts are
+# cached in ~/.cache/baton/mutants, so a rerun judges only what changed. It
+# runs niced, and is no part of make test or CI.
+MUTANTS      ?=
+MUTANT_SEEDS ?= 2
+MUTANT_FLAGS ?=
+mutants: ## judge mutants of the DR logic by unit tests and by the sweep; report in out/mutants
+	@gremlins=$$(bash ci/mutants/gremlins.sh) && \
+	  $(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/batonctl && \
+	  nice -n 15 $(BIN)/batonctl mutants --gremlins $$gremlins --seeds $(MUTANT_SEEDS) --out out/mutants $(MUTANT_FLAGS) $(MUTANTS)
 
 # The local bed needs root (network namespaces, loop devices, btrfs) and the
 # control plane; each scenario runs on a bed of its own (about 15 s to start).

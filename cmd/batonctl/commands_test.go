@@ -42,12 +42,16 @@ func TestUnknownSubcommandsFail(t *testing.T) {
 }
 
 // A sweep of no seeds would run nothing and pass: it is refused up front,
-// and so is a gate of no seeds.
+// and so is a gate of no seeds, and a mutants run whose sweep has none.
 func TestSweepsOfNoSeedsAreRefused(t *testing.T) {
 	for _, seeds := range []string{"0", "-5"} {
 		out, err := runBatonctl(t, time.Now(), "sim", "sweep", "--scenarios", "wordpress/protect", "--seeds", seeds)
 		if err == nil || !strings.Contains(err.Error(), "at least 1 seed") {
 			t.Errorf("sim sweep --seeds %s: %v (output %q), want it refused", seeds, err, out)
+		}
+		out, err = runBatonctl(t, time.Now(), "mutants", "--gremlins", "gremlins", "--seeds", seeds, "storage/chain")
+		if err == nil || !strings.Contains(err.Error(), "at least 1 seed") {
+			t.Errorf("mutants --seeds %s: %v (output %q), want it refused", seeds, err, out)
 		}
 	}
 	dir := t.TempDir()

@@ -34,7 +34,7 @@ block-storage stack for Kubernetes and the test bed that proves it.`,
 			return command.SeededBugs("batonctl", cmd.ErrOrStderr())
 		},
 	}
-	root.AddCommand(newVersionCommand(), newCSICommand(), newSimCommand(), newChaosCommand(), newCICommand(), newBenchCommand(), newGetCommand(env), newChainCommand(env), newScenarioCommand(), newRealbedCommand(), newBugsCommand())
+	root.AddCommand(newVersionCommand(), newCSICommand(), newSimCommand(), newChaosCommand(), newCICommand(), newBenchCommand(), newGetCommand(env), newChainCommand(env), newScenarioCommand(), newRealbedCommand(), newBugsCommand(), newMutantsCommand())
 	refuseUnknownSubcommands(root)
 	return root
 }
