@@ -175,7 +175,7 @@ func (n *Node) reconcile() {
 	if !n.Up {
 		return
 	}
-	w, operator := n.site.world, api{from: n.Endpoint, target: n.site}
+	w, operator := n.site.world, storageapi.API{Cluster: api{from: n.Endpoint, target: n.site}}
 	spec, err := operator.Spec(context.Background(), n.Name)
 	if err != nil {
 		return // cut off from its operator: the node keeps what it has
