@@ -347,20 +347,22 @@ func (l *Local) Tick() error {
 	return chainwise(ctx, l, s, core.Decisions.Tick, core.Decisions.TickChain)
 }
 
-// Do runs f with the site's core, holding the whole site: for the operator's
-// own reconcilers (a drill's bubble, a node's fence). f calls the core's
-// synchronous methods, so it must make none that asks a peer.
-func (l *Local) Do(ctx context.Context, f func(*core.Site) error) error {
-	s, err := l.site(ctx)
-	if err != nil {
-		return err
-	}
-	whole := Need{Site: true}
-	release, err := l.locks.Lock(ctx, whole)
-	if err != nil {
-		return err
-	}
-	defer release()
-	defer l.bump(whole) // f wrote what it wrote: a tick's copy is stale now
-	return f(s)
+// Drill makes (or finds) a test fail-over's bubble (core.Decisions.Drill):
+// an operation of the operator's own reconciler, not of the storage API.
+// It holds the whole site, as a drill reads a chain's replica and places a
+// volume apart from any chain.
+func (l *Local) Drill(ctx context.Context, request core.DrillRequest) (core.Volume, error) {
+	return run(ctx, l, need(Need{Site: true}), untold(func(d core.Decisions) (core.Volume, core.Effects, error) {
+		return d.Drill(request)
+	}))
+}
+
+// FenceNode records that a node is down, or back (core.Decisions.FenceNode):
+// the operator's node-fencing reconciler's. A node's record is the
+// allocation's, as a report of the node's own record is (Report).
+func (l *Local) FenceNode(ctx context.Context, name string, fenced bool) error {
+	_, err := run(ctx, l, need(Need{Allocation: true}), untold(func(d core.Decisions) (struct{}, core.Effects, error) {
+		return d.FenceNode(name, fenced)
+	}))
+	return err
 }

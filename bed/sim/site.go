@@ -128,7 +128,7 @@ func newSite(w *World, name string, cluster chain.ClusterID) (*Site, error) {
 			continue // the node joins once the deployment flow created its StorageNode
 		}
 		usage, _ := n.Pool.Usage()
-		if err := control.Report(core.NodeStatus{Node: n.Name, Address: n.Endpoint, Usage: usage}); err != nil {
+		if err := s.API.Report(context.Background(), core.NodeStatus{Node: n.Name, Address: n.Endpoint, Usage: usage}); err != nil {
 			return nil, err
 		}
 	}

@@ -25,7 +25,6 @@ import (
 	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storage/core"
 	"github.com/baton-dr/baton/storage/core/coretest"
-	"github.com/baton-dr/baton/storageapi"
 )
 
 func storageCluster(namespace string) *v1.StorageCluster {
@@ -389,7 +388,7 @@ func TestAChangedLayoutRebuildsTheSite(t *testing.T) {
 // hands out reaches the same core, through the same mutex.
 func TestTheStorageAPIClusterIsTheSite(t *testing.T) {
 	rig := newOperatorRig(t, fakeClient(t), "baton")
-	cluster := storageapi.API{Cluster: rig.op.Cluster()}
+	cluster := rig.op.Local()
 	ctx := testContext(t)
 	for _, node := range []string{"a1", "a2"} {
 		if err := cluster.Report(ctx, core.NodeStatus{Node: node, Usage: backend.Usage{SizeBytes: 1 << 40, FreeBytes: 1 << 40}}); err != nil {
