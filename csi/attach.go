@@ -28,24 +28,24 @@ func ResolveAttach(ctx context.Context, set *Set, handle chain.Ref, node string)
 
 // localEnd is the chain's end when it is Active on a local cluster, and
 // that cluster's storage API.
-func localEnd(ctx context.Context, set *Set, handle chain.Ref) (chain.Ref, storageapi.Cluster, error) {
+func localEnd(ctx context.Context, set *Set, handle chain.Ref) (chain.Ref, storageapi.API, error) {
 	r, err := resolveRecorded(ctx, set, handle)
 	if err != nil {
-		return chain.Ref{}, nil, err
+		return chain.Ref{}, storageapi.API{}, err
 	}
 	end := r.End()
 	switch {
 	case end.State == chain.Unknown:
-		return chain.Ref{}, nil, fmt.Errorf("%w: the end of %s's chain, %s, is on a cluster that did not answer; no earlier member is attached instead",
+		return chain.Ref{}, storageapi.API{}, fmt.Errorf("%w: the end of %s's chain, %s, is on a cluster that did not answer; no earlier member is attached instead",
 			chain.ErrUnreachable, handle, end.Ref)
 	case !set.IsLocal(end.Ref.Cluster):
-		return chain.Ref{}, nil, fmt.Errorf("%w: the end of %s's chain is %s on cluster %s", ErrNotHere, handle, end.Ref, end.Ref.Cluster)
+		return chain.Ref{}, storageapi.API{}, fmt.Errorf("%w: the end of %s's chain is %s on cluster %s", ErrNotHere, handle, end.Ref, end.Ref.Cluster)
 	case end.State != chain.Active:
-		return chain.Ref{}, nil, fmt.Errorf("%w: the end of %s's chain, %s, is %s", core.ErrNotActive, handle, end.Ref, end.State)
+		return chain.Ref{}, storageapi.API{}, fmt.Errorf("%w: the end of %s's chain, %s, is %s", core.ErrNotActive, handle, end.Ref, end.State)
 	}
 	api, err := set.Cluster(end.Ref.Cluster)
 	if err != nil {
-		return chain.Ref{}, nil, err
+		return chain.Ref{}, storageapi.API{}, err
 	}
 	return end.Ref, api, nil
 }

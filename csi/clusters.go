@@ -92,12 +92,12 @@ type Set struct {
 }
 
 // Cluster is the storage API of id.
-func (s *Set) Cluster(id chain.ClusterID) (storageapi.Cluster, error) {
+func (s *Set) Cluster(id chain.ClusterID) (storageapi.API, error) {
 	api, ok := s.apis[id]
 	if !ok {
-		return nil, fmt.Errorf("%w: %s (the secret lists %v)", ErrUnknownCluster, id, s.config.IDs())
+		return storageapi.API{}, fmt.Errorf("%w: %s (the secret lists %v)", ErrUnknownCluster, id, s.config.IDs())
 	}
-	return api, nil
+	return storageapi.API{Cluster: api}, nil
 }
 
 // Local lists the clusters this site manages (marked local), sorted; none

@@ -132,9 +132,9 @@ func (c *Controller) create(ctx context.Context, set *Set, request core.CreateRe
 
 // sourceCluster is the cluster holding a clone's source: clones are made
 // where their origin is; a cluster parameter naming another one is refused.
-func (c *Controller) sourceCluster(set *Set, holder chain.ClusterID, parameters map[string]string) (storageapi.Cluster, error) {
+func (c *Controller) sourceCluster(set *Set, holder chain.ClusterID, parameters map[string]string) (storageapi.API, error) {
 	if p := parameters[ParameterCluster]; p != "" && chain.ClusterID(p) != holder {
-		return nil, invalid("parameter %s=%s, but the content source lives on cluster %s", ParameterCluster, p, holder)
+		return storageapi.API{}, invalid("parameter %s=%s, but the content source lives on cluster %s", ParameterCluster, p, holder)
 	}
 	return set.Cluster(holder)
 }

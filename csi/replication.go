@@ -151,7 +151,7 @@ func (r *Replication) DemoteVolume(ctx context.Context, req *replication.DemoteV
 	return &replication.DemoteVolumeResponse{}, toStatus(err)
 }
 
-// clusterAPI is the part of storageapi.Cluster Demote and Disable use.
+// clusterAPI is the part of storageapi.API Demote and Disable use.
 type clusterAPI interface {
 	Demote(ctx context.Context, member chain.Ref) error
 	Disable(ctx context.Context, member chain.Ref) error

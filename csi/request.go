@@ -42,14 +42,14 @@ func (r request) resolve(ctx context.Context, handle chain.Ref) (chain.Resolutio
 
 // activeEnd resolves handle to its chain's Active end and finds the cluster
 // that holds it: the member a clone, an expansion or a snapshot acts on.
-func (r request) activeEnd(ctx context.Context, handle, what string) (chain.Ref, storageapi.Cluster, error) {
+func (r request) activeEnd(ctx context.Context, handle, what string) (chain.Ref, storageapi.API, error) {
 	end, err := activeEnd(ctx, r.set, handle, what)
 	if err != nil {
-		return chain.Ref{}, nil, err
+		return chain.Ref{}, storageapi.API{}, err
 	}
 	api, err := r.set.Cluster(end.Cluster)
 	if err != nil {
-		return chain.Ref{}, nil, err
+		return chain.Ref{}, storageapi.API{}, err
 	}
 	return end, api, nil
 }

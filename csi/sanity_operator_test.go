@@ -96,11 +96,7 @@ func operatorSite(w *world, c client.Client, id chain.ClusterID, peers storageap
 	op, err := sitecontroller.NewOperator(sitecontroller.OperatorConfig{Client: c, Namespace: ns, Cluster: id, Context: ctx,
 		Clock: w.Clock, Peers: peers, NewVolumeID: coretest.VolumeIDs(id)})
 	w.must(err)
-	local, ok := op.Cluster().(*storageapi.Local)
-	if !ok {
-		w.t.Fatalf("the operator serves a %T, not a storageapi.Local", op.Cluster())
-	}
-	return local
+	return op.Local()
 }
 
 // The control plane the operator's records live in, shared by the package's

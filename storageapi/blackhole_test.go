@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/core"
 	"github.com/baton-dr/baton/storageapi"
 	"github.com/baton-dr/baton/storageapi/storageapitest"
 )
@@ -58,13 +57,15 @@ type slowCluster struct {
 	by time.Duration
 }
 
-func (s slowCluster) Volume(ctx context.Context, ref chain.Ref) (core.Volume, error) {
-	select {
-	case <-ctx.Done():
-		return core.Volume{}, ctx.Err()
-	case <-time.After(s.by):
+func (s slowCluster) Carry(ctx context.Context, op storageapi.Operation, request any) (any, error) {
+	if op.Name(request) == "Volume" {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(s.by):
+		}
 	}
-	return s.Cluster.Volume(ctx, ref)
+	return s.Cluster.Carry(ctx, op, request)
 }
 
 // blackHole is a test double of a partition that drops packets: while it

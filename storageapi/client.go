@@ -14,11 +14,9 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
-	"strconv"
 	"time"
 
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/core"
 )
 
 // DefaultCallTimeout bounds one call when ClientConfig leaves it unset.
@@ -47,13 +45,14 @@ type ClientConfig struct {
 	Dial func(ctx context.Context, network, address string) (net.Conn, error)
 }
 
-// Client is a Cluster spoken over HTTPS. A call that does not reach the server
+// Client is a Cluster spoken over HTTPS, with API's methods. A call that does not reach the server
 // (refused, reset, timed out, an answer that is not the API's) fails with an
 // error wrapping chain.ErrUnreachable; an answer of the server wraps the
 // sentinel its problem document names. A server whose certificate does not
 // verify is a configuration error, not an unreachable cluster: resolution must
 // fail loudly rather than skip the cluster.
 type Client struct {
+	API
 	id       chain.ClusterID
 	base     *url.URL
 	secret   string
@@ -110,10 +109,12 @@ func NewClient(config ClientConfig) (*Client, error) {
 		ping = DefaultBriefTimeout
 	}
 	transport.HTTP2 = &http.HTTP2Config{SendPingTimeout: timeout, PingTimeout: ping}
-	return &Client{id: config.ID, base: base, secret: config.Secret, timeout: timeout, silence: quiet, endpoint: config.Endpoint,
+	c := &Client{id: config.ID, base: base, secret: config.Secret, timeout: timeout, silence: quiet, endpoint: config.Endpoint,
 		http: &http.Client{Transport: transport,
 			// A redirect would carry the secret elsewhere.
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}, nil
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	c.API = API{c}
+	return c, nil
 }
 
 // Close releases idle connections.
@@ -252,124 +253,9 @@ func AnswerError(id chain.ClusterID, method, path string, status int, contentTyp
 
 func indexQuery(path string) int { return bytes.IndexByte([]byte(path), '?') }
 
-func volumePath(ref chain.Ref, op string) string {
-	p := "/v1/volumes/" + url.PathEscape(ref.String())
-	if op != "" {
-		p += "/" + op
-	}
-	return p
-}
-
-func (c *Client) CreateVolume(ctx context.Context, request core.CreateRequest) (core.Volume, error) {
-	var v core.Volume
-	return v, c.call(ctx, http.MethodPost, "/v1/volumes", CreateVolumeBody{Request: request}, &v)
-}
-
-func (c *Client) CreateVolumeFrom(ctx context.Context, request core.CreateRequest, source core.CloneSource) (core.Volume, error) {
-	var v core.Volume
-	return v, c.call(ctx, http.MethodPost, "/v1/volumes", CreateVolumeBody{Request: request, Source: &source}, &v)
-}
-
-func (c *Client) DeleteVolume(ctx context.Context, ref chain.Ref) error {
-	return c.call(ctx, http.MethodDelete, volumePath(ref, ""), nil, nil)
-}
-
-func (c *Client) ExpandVolume(ctx context.Context, ref chain.Ref, sizeBytes uint64) (core.Volume, error) {
-	var v core.Volume
-	return v, c.call(ctx, http.MethodPost, volumePath(ref, "expand"), expandBody{SizeBytes: sizeBytes}, &v)
-}
-
-func (c *Client) Volume(ctx context.Context, ref chain.Ref) (core.Volume, error) {
-	var v core.Volume
-	return v, c.call(ctx, http.MethodGet, volumePath(ref, ""), nil, &v)
-}
-
-func (c *Client) Attach(ctx context.Context, member chain.Ref, node string) (core.Volume, error) {
-	var v core.Volume
-	return v, c.call(ctx, http.MethodPost, volumePath(member, "attach"), attachBody{Node: node}, &v)
-}
-
-func (c *Client) RecordFilesystem(ctx context.Context, member chain.Ref, fsType string) error {
-	return c.call(ctx, http.MethodPost, volumePath(member, "filesystem"), filesystemBody{FsType: fsType}, nil)
-}
-
-func (c *Client) Capacity(ctx context.Context, placeCount int) (uint64, error) {
-	var a capacityAnswer
-	return a.Bytes, c.call(ctx, http.MethodGet, "/v1/capacity?place_count="+strconv.Itoa(placeCount), nil, &a)
-}
-
-func (c *Client) CreateSnapshot(ctx context.Context, member chain.Ref, name string) (core.Snapshot, error) {
-	var s core.Snapshot
-	return s, c.call(ctx, http.MethodPost, "/v1/snapshots", snapshotBody{Member: member, Name: name}, &s)
-}
-
-func (c *Client) DeleteSnapshot(ctx context.Context, ref core.SnapshotRef) error {
-	return c.call(ctx, http.MethodDelete, "/v1/snapshots/"+url.PathEscape(ref.String()), nil, nil)
-}
-
-func (c *Client) ListSnapshots(ctx context.Context) ([]core.Snapshot, error) {
-	var out []core.Snapshot
-	return out, c.call(ctx, http.MethodGet, "/v1/snapshots", nil, &out)
-}
-
-func (c *Client) Members(ctx context.Context, root chain.Ref) ([]chain.Member, error) {
-	var out []chain.Member
-	return out, c.call(ctx, http.MethodGet, "/v1/chains/"+url.PathEscape(root.String())+"/members", nil, &out)
-}
-
-func (c *Client) Holdings(ctx context.Context, root chain.Ref) ([]string, error) {
-	var out []string
-	return out, c.call(ctx, http.MethodGet, "/v1/chains/"+url.PathEscape(root.String())+"/holdings", nil, &out)
-}
-
-func (c *Client) Enable(ctx context.Context, member chain.Ref, target chain.ClusterID) error {
-	return c.call(ctx, http.MethodPost, volumePath(member, "enable"), enableBody{Target: target}, nil)
-}
-
-func (c *Client) Disable(ctx context.Context, member chain.Ref) error {
-	return c.call(ctx, http.MethodPost, volumePath(member, "disable"), nil, nil)
-}
-
-func (c *Client) Failover(ctx context.Context, source chain.Ref, force bool) (core.Volume, error) {
-	var v core.Volume
-	return v, c.call(ctx, http.MethodPost, volumePath(source, "failover"), failoverBody{Force: force}, &v)
-}
-
-func (c *Client) Demote(ctx context.Context, member chain.Ref) error {
-	return c.call(ctx, http.MethodPost, volumePath(member, "demote"), nil, nil)
-}
-
-func (c *Client) Resync(ctx context.Context, end chain.Ref, failbackSource chain.ClusterID) (bool, error) {
-	var a resyncAnswer
-	return a.Ready, c.call(ctx, http.MethodPost, volumePath(end, "resync"), resyncBody{FailbackSource: failbackSource}, &a)
-}
-
-func (c *Client) Status(ctx context.Context, member chain.Ref) (core.Status, error) {
-	var s core.Status
-	return s, c.call(ctx, http.MethodGet, volumePath(member, "status"), nil, &s)
-}
-
-func (c *Client) Handover(ctx context.Context, member chain.Ref) (core.Handover, error) {
-	var h core.Handover
-	return h, c.call(ctx, http.MethodGet, volumePath(member, "handover"), nil, &h)
-}
-
-func (c *Client) LearnSuccessor(ctx context.Context, member, successor chain.Ref) error {
-	return c.call(ctx, http.MethodPost, volumePath(member, "successor"), successorBody{Successor: successor}, nil)
-}
-
-func (c *Client) PrepareReceive(ctx context.Context, request core.ReceiveRequest) ([]core.Receiver, error) {
-	var out []core.Receiver
-	return out, c.call(ctx, http.MethodPost, "/v1/replicas", request, &out)
-}
-
-func (c *Client) Spec(ctx context.Context, node string) (core.NodeSpec, error) {
-	var s core.NodeSpec
-	return s, c.call(ctx, http.MethodGet, "/v1/nodes/"+url.PathEscape(node)+"/spec", nil, &s)
-}
-
-func (c *Client) Report(ctx context.Context, status core.NodeStatus) error {
-	return c.call(ctx, http.MethodPost, "/v1/nodes/"+url.PathEscape(status.Node)+"/report", status, nil)
+// Carry sends op's request and decodes its answer.
+func (c *Client) Carry(ctx context.Context, op Operation, request any) (any, error) {
+	return op.send(ctx, c, request)
 }
 
 // checkEndpoint accepts an https URL with a host and nothing a bearer token

@@ -273,7 +273,10 @@ type hangingCluster struct {
 	hang chan struct{}
 }
 
-func (h hangingCluster) Members(ctx context.Context, _ chain.Ref) ([]chain.Member, error) {
+func (h hangingCluster) Carry(ctx context.Context, op storageapi.Operation, request any) (any, error) {
+	if op.Name(request) != "Members" {
+		return h.Cluster.Carry(ctx, op, request)
+	}
 	select {
 	case <-ctx.Done():
 	case <-h.hang:

@@ -27,6 +27,7 @@ import (
 // it holds a lock, and a peer that is cut off costs a call at most that
 // budget: two sites asking each other never wait for each other.
 type Local struct {
+	API
 	acquire Acquire
 	id      func() chain.ClusterID
 	locks   Locks
@@ -94,12 +95,18 @@ func NewLocalWith(acquire Acquire, id func() chain.ClusterID, options ...LocalOp
 	for _, option := range options {
 		option(l)
 	}
+	l.API = API{l}
 	return l
 }
 
 var _ Cluster = (*Local)(nil)
 
 func (l *Local) ID() chain.ClusterID { return l.id() }
+
+// Carry makes op on the site, deciding it in the core.
+func (l *Local) Carry(ctx context.Context, op Operation, request any) (any, error) {
+	return op.local(ctx, l, request)
+}
 
 func (l *Local) site(ctx context.Context) (*core.Site, error) {
 	s, release, err := l.acquire(ctx)
@@ -329,159 +336,6 @@ func read[T any](ctx context.Context, l *Local, f func(*core.Site) (T, error)) (
 	return f(s)
 }
 
-func (l *Local) CreateVolume(ctx context.Context, request core.CreateRequest) (core.Volume, error) {
-	return run(ctx, l, need(Need{Allocation: true}), untold(func(d core.Decisions) (core.Volume, core.Effects, error) {
-		return d.CreateVolume(request)
-	}))
-}
-
-func (l *Local) CreateVolumeFrom(ctx context.Context, request core.CreateRequest, source core.CloneSource) (core.Volume, error) {
-	member := source.Volume
-	if member.IsZero() {
-		member = source.Snapshot.Member
-	}
-	return run(ctx, l, l.onChain(member, true), untold(func(d core.Decisions) (core.Volume, core.Effects, error) {
-		return d.CreateVolumeFrom(request, source)
-	}))
-}
-
-func (l *Local) DeleteVolume(ctx context.Context, ref chain.Ref) error {
-	_, err := run(ctx, l, l.onChain(ref, false), untold(func(d core.Decisions) (struct{}, core.Effects, error) {
-		return d.DeleteVolume(ref)
-	}))
-	return err
-}
-
-func (l *Local) ExpandVolume(ctx context.Context, ref chain.Ref, sizeBytes uint64) (core.Volume, error) {
-	return run(ctx, l, l.onChain(ref, true), untold(func(d core.Decisions) (core.Volume, core.Effects, error) {
-		return d.ExpandVolume(ref, sizeBytes)
-	}))
-}
-
-func (l *Local) Volume(ctx context.Context, ref chain.Ref) (core.Volume, error) {
-	return read(ctx, l, func(s *core.Site) (core.Volume, error) { return s.Volume(ref) })
-}
-
-func (l *Local) Attach(ctx context.Context, member chain.Ref, node string) (core.Volume, error) {
-	return run(ctx, l, l.onChain(member, false), untold(func(d core.Decisions) (core.Volume, core.Effects, error) {
-		return d.Attach(member, node)
-	}))
-}
-
-func (l *Local) RecordFilesystem(ctx context.Context, member chain.Ref, fsType string) error {
-	_, err := run(ctx, l, l.onChain(member, false), untold(func(d core.Decisions) (struct{}, core.Effects, error) {
-		return d.RecordFilesystem(member, fsType)
-	}))
-	return err
-}
-
-func (l *Local) Capacity(ctx context.Context, placeCount int) (uint64, error) {
-	return read(ctx, l, func(s *core.Site) (uint64, error) { return s.Capacity(placeCount) })
-}
-
-// CreateSnapshot holds the allocation's lock too: a snapshot's name is
-// unique across the site's volumes.
-func (l *Local) CreateSnapshot(ctx context.Context, member chain.Ref, name string) (core.Snapshot, error) {
-	return run(ctx, l, l.onChain(member, true), untold(func(d core.Decisions) (core.Snapshot, core.Effects, error) {
-		return d.CreateSnapshot(member, name)
-	}))
-}
-
-func (l *Local) DeleteSnapshot(ctx context.Context, ref core.SnapshotRef) error {
-	_, err := run(ctx, l, l.onChain(ref.Member, false), untold(func(d core.Decisions) (struct{}, core.Effects, error) {
-		return d.DeleteSnapshot(ref)
-	}))
-	return err
-}
-
-func (l *Local) ListSnapshots(ctx context.Context) ([]core.Snapshot, error) {
-	return read(ctx, l, func(s *core.Site) ([]core.Snapshot, error) { return s.ListSnapshots() })
-}
-
-func (l *Local) Members(ctx context.Context, root chain.Ref) ([]chain.Member, error) {
-	return read(ctx, l, func(s *core.Site) ([]chain.Member, error) { return s.Members(root) })
-}
-
-func (l *Local) Holdings(ctx context.Context, root chain.Ref) ([]string, error) {
-	return read(ctx, l, func(s *core.Site) ([]string, error) { return s.Holdings(root) })
-}
-
-func (l *Local) Enable(ctx context.Context, member chain.Ref, target chain.ClusterID) error {
-	_, err := run(ctx, l, l.onChain(member, false), func(d core.Decisions, told *core.Told) (core.Pairing, core.Effects, error) {
-		return d.Enable(member, target, told)
-	})
-	return err
-}
-
-func (l *Local) Disable(ctx context.Context, member chain.Ref) error {
-	_, err := run(ctx, l, l.onChain(member, false), untold(func(d core.Decisions) (struct{}, core.Effects, error) {
-		return d.Disable(member)
-	}))
-	return err
-}
-
-func (l *Local) Failover(ctx context.Context, source chain.Ref, force bool) (core.Volume, error) {
-	return run(ctx, l, l.onChain(source, true), func(d core.Decisions, told *core.Told) (core.Volume, core.Effects, error) {
-		return d.Failover(source, force, told)
-	})
-}
-
-func (l *Local) Demote(ctx context.Context, member chain.Ref) error {
-	_, err := run(ctx, l, l.onChain(member, false), untold(func(d core.Decisions) (core.Volume, core.Effects, error) {
-		return d.Demote(member)
-	}))
-	return err
-}
-
-func (l *Local) Resync(ctx context.Context, end chain.Ref, failbackSource chain.ClusterID) (bool, error) {
-	return run(ctx, l, l.onChain(end, false), func(d core.Decisions, told *core.Told) (bool, core.Effects, error) {
-		return d.Resync(end, failbackSource, told)
-	})
-}
-
-func (l *Local) Status(ctx context.Context, member chain.Ref) (core.Status, error) {
-	return read(ctx, l, func(s *core.Site) (core.Status, error) { return s.Status(member) })
-}
-
-func (l *Local) Handover(ctx context.Context, member chain.Ref) (core.Handover, error) {
-	return read(ctx, l, func(s *core.Site) (core.Handover, error) { return s.Handover(member) })
-}
-
-func (l *Local) LearnSuccessor(ctx context.Context, member, successor chain.Ref) error {
-	_, err := run(ctx, l, l.onChain(member, false), untold(func(d core.Decisions) (struct{}, core.Effects, error) {
-		return d.LearnSuccessor(member, successor)
-	}))
-	return err
-}
-
-// PrepareReceive places a replica: the allocation's lock too.
-func (l *Local) PrepareReceive(ctx context.Context, request core.ReceiveRequest) ([]core.Receiver, error) {
-	return run(ctx, l, need(Need{Chains: []chain.Ref{request.Root}, Allocation: true}),
-		untold(func(d core.Decisions) ([]core.Receiver, core.Effects, error) { return d.PrepareReceive(request) }))
-}
-
-func (l *Local) Spec(ctx context.Context, node string) (core.NodeSpec, error) {
-	return read(ctx, l, func(s *core.Site) (core.NodeSpec, error) { return s.Spec(node) })
-}
-
-// Report takes a node's report in: its own record under the allocation's
-// lock (its usage is what placement counts), then chain by chain.
-func (l *Local) Report(ctx context.Context, status core.NodeStatus) error {
-	s, err := l.site(ctx)
-	if err != nil {
-		return err
-	}
-	if _, err := runOn(ctx, l, s, need(Need{Allocation: true}), untold(func(d core.Decisions) (struct{}, core.Effects, error) {
-		return d.ReportNode(status)
-	})); err != nil {
-		return err
-	}
-	return chainwise(ctx, l, s, func(d core.Decisions) (struct{}, core.Effects, error) { return d.ReportChains(status) },
-		func(d core.Decisions, root chain.Ref) (struct{}, core.Effects, error) {
-			return d.ReportChain(status, root)
-		})
-}
-
 // Tick runs the site's time-driven work chain by chain, holding each chain
 // while it decides and writes, and nothing while its requests go out.
 func (l *Local) Tick() error {
@@ -493,20 +347,22 @@ func (l *Local) Tick() error {
 	return chainwise(ctx, l, s, core.Decisions.Tick, core.Decisions.TickChain)
 }
 
-// Do runs f with the site's core, holding the whole site: for the operator's
-// own reconcilers (a drill's bubble, a node's fence). f calls the core's
-// synchronous methods, so it must make none that asks a peer.
-func (l *Local) Do(ctx context.Context, f func(*core.Site) error) error {
-	s, err := l.site(ctx)
-	if err != nil {
-		return err
-	}
-	whole := Need{Site: true}
-	release, err := l.locks.Lock(ctx, whole)
-	if err != nil {
-		return err
-	}
-	defer release()
-	defer l.bump(whole) // f wrote what it wrote: a tick's copy is stale now
-	return f(s)
+// Drill makes (or finds) a test fail-over's bubble (core.Decisions.Drill):
+// an operation of the operator's own reconciler, not of the storage API.
+// It holds the whole site, as a drill reads a chain's replica and places a
+// volume apart from any chain.
+func (l *Local) Drill(ctx context.Context, request core.DrillRequest) (core.Volume, error) {
+	return run(ctx, l, need(Need{Site: true}), untold(func(d core.Decisions) (core.Volume, core.Effects, error) {
+		return d.Drill(request)
+	}))
+}
+
+// FenceNode records that a node is down, or back (core.Decisions.FenceNode):
+// the operator's node-fencing reconciler's. A node's record is the
+// allocation's, as a report of the node's own record is (Report).
+func (l *Local) FenceNode(ctx context.Context, name string, fenced bool) error {
+	_, err := run(ctx, l, need(Need{Allocation: true}), untold(func(d core.Decisions) (struct{}, core.Effects, error) {
+		return d.FenceNode(name, fenced)
+	}))
+	return err
 }

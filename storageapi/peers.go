@@ -21,17 +21,17 @@ type Peers struct {
 
 var _ core.Peers = Peers{}
 
-func (p Peers) to(id chain.ClusterID) (Cluster, context.Context, context.CancelFunc, error) {
+func (p Peers) to(id chain.ClusterID) (API, context.Context, context.CancelFunc, error) {
 	c, ok := p.Clusters[id]
 	if !ok {
-		return nil, nil, nil, fmt.Errorf("cluster %s is not configured: %w", id, chain.ErrUnreachable)
+		return API{}, nil, nil, fmt.Errorf("cluster %s is not configured: %w", id, chain.ErrUnreachable)
 	}
 	timeout := p.CallTimeout
 	if timeout <= 0 {
 		timeout = DefaultCallTimeout
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	return c, ctx, cancel, nil
+	return API{c}, ctx, cancel, nil
 }
 
 func (p Peers) Handover(source chain.Ref) (core.Handover, error) {

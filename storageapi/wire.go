@@ -22,40 +22,26 @@ import (
 // dataset and snapshot of its pool.
 const MaxBodyBytes = 4 << 20
 
-// CreateVolumeBody asks for a volume, a clone when Source is set.
-type CreateVolumeBody struct {
-	Request core.CreateRequest
-	Source  *core.CloneSource `json:",omitempty"`
-}
-
-type expandBody struct{ SizeBytes uint64 }
-type attachBody struct{ Node string }
-type filesystemBody struct{ FsType string }
-type enableBody struct{ Target chain.ClusterID }
-type failoverBody struct{ Force bool }
-type resyncBody struct{ FailbackSource chain.ClusterID }
-type resyncAnswer struct{ Ready bool }
-type successorBody struct{ Successor chain.Ref }
-type snapshotBody struct {
-	Member chain.Ref
-	Name   string
-}
-type capacityAnswer struct{ Bytes uint64 }
-
 // decodeStrict decodes exactly one JSON value of type T from data, refusing
 // unknown fields and trailing data. Errors wrap core.ErrInvalid and never
 // quote the body.
 func decodeStrict[T any](data []byte) (T, error) {
 	var v T
+	return v, decodeStrictInto(data, &v)
+}
+
+// decodeStrictInto is decodeStrict into v, whose fields the JSON does not
+// carry (json:"-") it leaves as they are.
+func decodeStrictInto(data []byte, v any) error {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.DisallowUnknownFields()
-	if err := d.Decode(&v); err != nil {
-		return v, fmt.Errorf("%w: %s", core.ErrInvalid, describeJSONError(err))
+	if err := d.Decode(v); err != nil {
+		return fmt.Errorf("%w: %s", core.ErrInvalid, describeJSONError(err))
 	}
 	if _, err := d.Token(); !errors.Is(err, io.EOF) {
-		return v, fmt.Errorf("%w: trailing data after the JSON value", core.ErrInvalid)
+		return fmt.Errorf("%w: trailing data after the JSON value", core.ErrInvalid)
 	}
-	return v, nil
+	return nil
 }
 
 // describeJSONError says what is wrong without echoing the input: syntax

@@ -40,7 +40,7 @@ const drillEngineer = "dr-engineer"
 func (s *Site) newDrills() {
 	w := s.world
 	s.drills = newController(w, s.Name+" testfailover", &sitecontroller.TestFailoverReconciler{Client: s.objects, Clock: w.Sim,
-		Operator: s.API}, func() bool { return s.ControllerUp })
+		Local: s.API}, func() bool { return s.ControllerUp })
 	s.api.watch(func(e watchEvent) {
 		if e.Kind == "TestFailover" {
 			s.drills.enqueue(e.Key, watchDelay)

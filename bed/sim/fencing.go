@@ -1,6 +1,10 @@
 package sim
 
-import "github.com/baton-dr/baton/reports"
+import (
+	"context"
+
+	"github.com/baton-dr/baton/reports"
+)
 
 // Node fencing. When a pod is lost with its node, the bed plays the
 // administrator (or fencing operator) of non-graceful node shutdown: it
@@ -23,10 +27,11 @@ func (s *Site) taint(node string, outOfService bool) {
 	s.world.event(s.Name, reports.EventFault, "%s %s/%s out-of-service", verb, s.Name, node)
 }
 
-// syncFences is the operator's node-fencing reconciler.
+// syncFences is the operator's node-fencing reconciler: through the site's
+// control plane, as the operator's (controllers/site, NodeFencingReconciler).
 func (s *Site) syncFences() {
 	for _, n := range s.Nodes {
-		if err := s.Control.FenceNode(n.Name, s.outOfService[n.Name]); err != nil {
+		if err := s.API.FenceNode(context.Background(), n.Name, s.outOfService[n.Name]); err != nil {
 			s.world.Sim.Logf("error", "%s fence %s: %v", s.Name, n.Name, err)
 		}
 	}

@@ -128,7 +128,7 @@ func newSite(w *World, name string, cluster chain.ClusterID) (*Site, error) {
 			continue // the node joins once the deployment flow created its StorageNode
 		}
 		usage, _ := n.Pool.Usage()
-		if err := control.Report(core.NodeStatus{Node: n.Name, Address: n.Endpoint, Usage: usage}); err != nil {
+		if err := s.API.Report(context.Background(), core.NodeStatus{Node: n.Name, Address: n.Endpoint, Usage: usage}); err != nil {
 			return nil, err
 		}
 	}
@@ -175,7 +175,7 @@ func (n *Node) reconcile() {
 	if !n.Up {
 		return
 	}
-	w, operator := n.site.world, api{from: n.Endpoint, target: n.site}
+	w, operator := n.site.world, storageapi.API{Cluster: api{from: n.Endpoint, target: n.site}}
 	spec, err := operator.Spec(context.Background(), n.Name)
 	if err != nil {
 		return // cut off from its operator: the node keeps what it has

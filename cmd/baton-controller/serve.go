@@ -54,7 +54,7 @@ func serve(ctx context.Context, o options, stderr io.Writer) error {
 	}
 	if o.storageAPIAddress != "0" {
 		// The storage API is served over the operator's site; see storageAPIHandler.
-		err := m.Add(&storageAPIServer{address: o.storageAPIAddress, cluster: op.Cluster(), reader: m.GetAPIReader(),
+		err := m.Add(&storageAPIServer{address: o.storageAPIAddress, cluster: op.Local(), reader: m.GetAPIReader(),
 			namespace: o.namespace, tlsSecret: o.tlsSecret, csiSecret: o.csiSecret, log: logger.WithName("storage-api")})
 		if err != nil {
 			return err
@@ -137,8 +137,8 @@ func wire(ctx context.Context, m manager.Manager, o options, logger logr.Logger)
 		&site.StorageClusterStatusReconciler{Client: c, Clock: clock},
 		&site.OperatorOpsReconciler{Client: c, Clock: clock, Discoverer: discoverer},
 		&site.DraftReconciler{Client: c, Clock: clock, Random: rand.Reader},
-		&site.TestFailoverReconciler{Client: c, Clock: clock, Operator: op, DriverName: o.csiDriver},
-		&site.NodeFencingReconciler{Client: c, Operator: op},
+		&site.TestFailoverReconciler{Client: c, Clock: clock, Local: op.Local(), DriverName: o.csiDriver},
+		&site.NodeFencingReconciler{Client: c, Local: op.Local()},
 		&site.CSISecretReconciler{Client: c, Namespace: o.namespace, SecretName: o.csiSecret, PeersSecretName: o.peersSecret,
 			Endpoint: o.endpoint(), Random: rand.Reader},
 	} {

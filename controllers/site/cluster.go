@@ -8,10 +8,11 @@ import (
 	"github.com/baton-dr/baton/storageapi"
 )
 
-// Cluster is the operator's site as the storage API's Cluster: the same
-// storageapi.Local the simulation runs. The storage API server is mounted
-// over it (cmd/baton-controller, storageAPIHandler).
-func (o *Operator) Cluster() storageapi.Cluster { return o.local }
+// Local is the operator's site's control plane: the same storageapi.Local
+// the simulation runs. The storage API server is mounted over it
+// (cmd/baton-controller, storageAPIHandler), and the operator's own
+// reconcilers (drills, node fences) go through it.
+func (o *Operator) Local() *storageapi.Local { return o.local }
 
 // acquire hands out the core, built from its StorageCluster if need be,
 // holding the operator's mutex until release (Local releases it at once).

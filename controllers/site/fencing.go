@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/baton-dr/baton/storage/core"
+	"github.com/baton-dr/baton/storageapi"
 )
 
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
@@ -26,8 +27,9 @@ const OutOfServiceTaint = "node.kubernetes.io/out-of-service"
 // not a storage node of this site is ignored; a deleted Node changes nothing,
 // since its deletion says nothing about whether it still writes.
 type NodeFencingReconciler struct {
-	Client   client.Client
-	Operator *Operator
+	Client client.Client
+	// Local is the site's control plane (Operator.Local).
+	Local *storageapi.Local
 }
 
 func (r *NodeFencingReconciler) Reconcile(ctx context.Context, request ctrl.Request) (ctrl.Result, error) {
@@ -36,13 +38,10 @@ func (r *NodeFencingReconciler) Reconcile(ctx context.Context, request ctrl.Requ
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	fenced := outOfService(&node)
-	err := r.Operator.Do(ctx, func(s *core.Site) error {
-		err := s.FenceNode(node.Name, fenced) // storage nodes are named as their Kubernetes nodes
-		if errors.Is(err, core.ErrNotFound) {
-			return nil
-		}
-		return err
-	})
+	err := r.Local.FenceNode(ctx, node.Name, fenced) // storage nodes are named as their Kubernetes nodes
+	if errors.Is(err, core.ErrNotFound) {
+		err = nil
+	}
 	return ctrl.Result{}, err
 }
 

@@ -20,7 +20,7 @@ func TestTheOutOfServiceTaintFencesTheStorageNode(t *testing.T) {
 	ns := newNamespace(t, c)
 	rig := newOperatorRig(t, c, ns)
 	rig.step()
-	r := &sitecontroller.NodeFencingReconciler{Client: c, Operator: rig.op}
+	r := &sitecontroller.NodeFencingReconciler{Client: c, Local: rig.op.Local()}
 	ctx := testContext(t)
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "a1"}}
 	stranger := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "not-a-storage-node-" + ns},

@@ -96,12 +96,6 @@ func NewOperator(config OperatorConfig) (*Operator, error) {
 	return o, nil
 }
 
-// Do runs f with the site's core, holding the whole site (storageapi.Local.Do):
-// the one way into the core besides the storage API. f must not ask a peer.
-func (o *Operator) Do(ctx context.Context, f func(*core.Site) error) error {
-	return o.local.Do(ctx, f)
-}
-
 // Tick moves the core's time-driven work once, then updates the metrics.
 func (o *Operator) Tick(ctx context.Context) error {
 	s, err := o.built(ctx)

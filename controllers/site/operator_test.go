@@ -388,7 +388,7 @@ func TestAChangedLayoutRebuildsTheSite(t *testing.T) {
 // hands out reaches the same core, through the same mutex.
 func TestTheStorageAPIClusterIsTheSite(t *testing.T) {
 	rig := newOperatorRig(t, fakeClient(t), "baton")
-	cluster := rig.op.Cluster()
+	cluster := rig.op.Local()
 	ctx := testContext(t)
 	for _, node := range []string{"a1", "a2"} {
 		if err := cluster.Report(ctx, core.NodeStatus{Node: node, Usage: backend.Usage{SizeBytes: 1 << 40, FreeBytes: 1 << 40}}); err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
 	"github.com/baton-dr/baton/storage/core"
+	"github.com/baton-dr/baton/storageapi"
 )
 
 const (
@@ -53,11 +54,9 @@ const (
 type TestFailoverReconciler struct {
 	Client client.Client
 	Clock  backend.Clock
-	// Operator is the site's shell into its core: the *Operator, or the
-	// simulation's storageapi.Local (its drills run this reconciler).
-	Operator interface {
-		Do(ctx context.Context, f func(*core.Site) error) error
-	}
+	// Local is the site's control plane: the Operator's, or a simulated
+	// site's (its drills run this reconciler).
+	Local *storageapi.Local
 	// DriverName is the CSI driver the PV names; empty is DefaultCSIDriverName.
 	DriverName string
 }
@@ -193,13 +192,7 @@ func (r *TestFailoverReconciler) bubble(ctx context.Context, drill *v1.TestFailo
 			return core.Volume{}, err
 		}
 	}
-	var bubble core.Volume
-	err := r.Operator.Do(ctx, func(s *core.Site) error {
-		var err error
-		bubble, err = s.Drill(core.DrillRequest{Name: drillName(drill), Root: source.root, Snapshot: drill.Spec.Snapshot})
-		return err
-	})
-	return bubble, err
+	return r.Local.Drill(ctx, core.DrillRequest{Name: drillName(drill), Root: source.root, Snapshot: drill.Spec.Snapshot})
 }
 
 func drillName(drill *v1.TestFailover) string { return "testfailover-" + string(drill.UID) }
@@ -335,15 +328,12 @@ func (r *TestFailoverReconciler) deleteBubble(ctx context.Context, drill *v1.Tes
 	if err != nil {
 		return false, err
 	}
-	gone := false
-	err = r.Operator.Do(ctx, func(s *core.Site) error {
-		if _, err := s.Volume(ref); errors.Is(err, core.ErrNotFound) {
-			gone = true
-			return nil
-		}
-		return s.DeleteVolume(ref)
-	})
-	return gone, err
+	if _, err := r.Local.Volume(ctx, ref); errors.Is(err, core.ErrNotFound) {
+		return true, nil
+	} else if err != nil {
+		return false, err
+	}
+	return false, r.Local.DeleteVolume(ctx, ref)
 }
 
 func (r *TestFailoverReconciler) SetupWithManager(m ctrl.Manager) error {

@@ -29,7 +29,7 @@ type drillRig struct {
 func newDrillRig(t *testing.T) *drillRig {
 	c := apiServer(t)
 	rig := &drillRig{operatorRig: newOperatorRig(t, c, newNamespace(t, c))}
-	rig.drills = &sitecontroller.TestFailoverReconciler{Client: c, Clock: rig.clock, Operator: rig.op}
+	rig.drills = &sitecontroller.TestFailoverReconciler{Client: c, Clock: rig.clock, Local: rig.op.Local()}
 	rig.target = newNamespace(t, c)
 	rig.do(func(s *core.Site) error {
 		for _, node := range []string{"a1", "a2"} {

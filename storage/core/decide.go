@@ -14,8 +14,9 @@ import (
 // writes are committed, and none while it asks a question or sends a request.
 //
 // Site's own methods of the same names are the synchronous shell over it,
-// for single-threaded callers and tests: they commit the writes, ask and
-// send through the site's Peers at once, and feed the answers back.
+// for tests (the operator and the simulation go through storageapi.Local):
+// they commit the writes, ask and send through the site's Peers at once,
+// and feed the answers back.
 type Decisions struct{ s *Site }
 
 // Decide returns the site's decisions, taken on its store.

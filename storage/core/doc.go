@@ -18,7 +18,8 @@
 // answers back as decisions of their own. A multi-record change is ordered
 // and keyed so that a write that failed half-way is completed by the next
 // attempt, never repeated. Site's methods of the operations' names are a
-// synchronous shell for tests and single-threaded callers.
+// synchronous shell for tests; the operator and the simulation make every
+// operation through storageapi.Local.
 //
 // The chain rules live in storage/chain, one pairing's cycle in
 // storage/replication, placement and DRBD allocation in storage/placement. This
