@@ -24,7 +24,11 @@ func TestALocalMatrixRefusesABugWhoseStoriesItLacks(t *testing.T) {
 // failing seed writes a smaller schedule and prints the command that
 // replays it, bug included; scenario run --faults of that file fails again.
 func TestAShrunkScheduleReplaysTheSeededBug(t *testing.T) {
-	t.Setenv(bugs.Env, string(bugs.DemoteEnd))
+	restore, err := bugs.Switch(bugs.DemoteEnd) // the environment is read once a process
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer restore()
 	file := filepath.Join(t.TempDir(), "demote.faults.json")
 	out, err := runBatonctl(t, time.Now(), "chaos", "shrink", "--scenario", "wordpress/failover", "--seed", "2", "--out", file)
 	if err != nil {
