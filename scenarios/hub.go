@@ -148,25 +148,6 @@ func (s *Script) online(site string) error {
 	return nil
 }
 
-// cutHub, with chaos, partitions the hub from a site a moment after a step
-// (within window), for a while, then heals: what the hub writes meanwhile
-// must wait for the heal.
-func (s *Script) cutHub(site string, window time.Duration) error {
-	if !s.Chaos {
-		return nil
-	}
-	offset := time.Duration(s.rng.Int64N(int64(window)))
-	duration := time.Duration(20+s.rng.IntN(160)) * time.Second
-	bothWays := s.rng.IntN(2) == 0
-	if err := s.Bed.Run(offset); err != nil {
-		return err
-	}
-	s.Bed.Partition("hub", site, bothWays)
-	err := s.Bed.Run(duration)
-	s.Bed.Heal("hub", site)
-	return err
-}
-
 // awaitStorage lets time pass until the site's request is in phase; a request
 // that Failed ends the wait with the site's reason.
 func (s *Script) awaitStorage(site, phase string, limit time.Duration) (bed.Storage, error) {

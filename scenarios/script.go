@@ -19,6 +19,14 @@ type Script struct {
 	// Chaos, when set, injects a fault at phase boundaries, chosen by rng.
 	Chaos bool
 	rng   *rand.Rand
+	// schedule, when set, gives the faults instead of rng (chaos.go).
+	schedule *Schedule
+	// points are the chaos points passed so far; injected the faults
+	// injected at them, drawn or scheduled.
+	points   []string
+	injected []Fault
+	// current is the phase running, to name the hub cuts in it.
+	current string
 	// pace draws the story's own timing (about): how long the application
 	// writes between moves and how long a site is cut off before the
 	// fail-over, so that seeds fail over at other moments of the sync cycle.
@@ -38,7 +46,8 @@ var ErrVerification = errors.New("verification failed")
 // phase runs one named step and checks the invariants after it.
 func (s *Script) phase(name string, step func() error) error {
 	p := reports.Phase{Name: name, Start: s.Bed.Now()}
-	err := s.boundary()
+	s.current = name
+	err := s.boundary(name)
 	if err == nil {
 		err = step()
 	}
@@ -56,116 +65,9 @@ func (s *Script) phase(name string, step func() error) error {
 	return nil
 }
 
-// boundary injects, with the seed's odds, one fault that ends by itself
-// within a few minutes -- the next action must complete through it. The
-// classes (FaultClasses) and their odds out of eight:
-//
-//   - 2/8 a partition between two of the hub and the sites, one- or two-way;
-//   - 1/8 a slow and unreliable link between the sites (API calls time out,
-//     streams are lost, repeated and overtaken);
-//   - 1/8 a crash and restart of a site's operator;
-//   - 1/8 a crash and restart of a storage node (the application's pod on
-//     it moves to another node of its site);
-//   - 1/8 a full disk: a storage node's pool filled by a runaway writer, then
-//     freed (the application's writes there fail and it restarts; snapshots,
-//     receives and clones needing space are refused);
-//   - 1/8 API errors: the storage API and the API server of a site or the
-//     hub's fail a share of calls with 500, 503, 429, 409 and lost answers;
-//   - 1/8 store faults: a site's record store fails a share of its writes,
-//     half after they took effect (multi-record changes stop half-way).
-//
-// A fault the bed cannot inject (bed.Can) fails the phase: a run that asked
-// for chaos never passes believing the fault happened.
-func (s *Script) boundary() error {
-	if !s.Chaos || s.rng.IntN(3) != 0 {
-		return nil
-	}
-	sites := s.Bed.Sites()
-	duration := time.Duration(10+s.rng.IntN(170)) * time.Second
-	start := s.Bed.Now()
-	defer func() { s.faults = append(s.faults, bed.Window{Start: start, End: s.Bed.Now()}) }()
-	switch s.rng.IntN(8) {
-	case 4:
-		link, err := bed.Can[bed.LinkDegrader](s.Bed, "chaos: a degraded link")
-		if err != nil {
-			return err
-		}
-		link.Degrade(bed.Degradation{ExtraLatency: time.Duration(s.rng.IntN(500)) * time.Millisecond,
-			BandwidthBytesPerSecond: uint64(1+s.rng.IntN(10)) << 20, Loss: float64(s.rng.IntN(30)) / 100,
-			Duplicate: float64(s.rng.IntN(20)) / 100, Reorder: float64(s.rng.IntN(20)) / 100})
-		s.Bed.Run(duration)
-		link.Restore()
-	case 0, 1:
-		endpoints := append([]string{"hub"}, sites...)
-		a, b := endpoints[s.rng.IntN(len(endpoints))], endpoints[s.rng.IntN(len(endpoints))]
-		if a == b {
-			return nil
-		}
-		s.Bed.Partition(a, b, s.rng.IntN(2) == 0)
-		s.Bed.Run(duration)
-		s.Bed.Heal(a, b)
-	case 2:
-		crasher, err := bed.Can[bed.ControllerCrasher](s.Bed, "chaos: an operator crash")
-		if err != nil {
-			return err
-		}
-		site := sites[s.rng.IntN(len(sites))]
-		crasher.CrashController(site)
-		s.Bed.Run(duration)
-		crasher.RestartController(site)
-	case 3:
-		crasher, err := bed.Can[bed.NodeCrasher](s.Bed, "chaos: a node crash")
-		if err != nil {
-			return err
-		}
-		site, node := s.node(sites)
-		crasher.CrashNode(site, node)
-		s.Bed.Run(duration)
-		if err := crasher.RestartNode(site, node); err != nil {
-			s.result.Phases = append(s.result.Phases, reports.Phase{Name: "restart " + node, OK: false, Note: err.Error()})
-		}
-	case 5:
-		filler, err := bed.Can[bed.PoolFiller](s.Bed, "chaos: a full pool")
-		if err != nil {
-			return err
-		}
-		site, node := s.node(sites)
-		filler.FillPool(site, node)
-		s.Bed.Run(duration)
-		filler.FreePool(site, node)
-	case 6:
-		failer, err := bed.Can[bed.APIFailer](s.Bed, "chaos: API errors")
-		if err != nil {
-			return err
-		}
-		endpoints := append([]string{"hub"}, sites...)
-		endpoint := endpoints[s.rng.IntN(len(endpoints))]
-		failer.FailAPI(endpoint, float64(10+s.rng.IntN(41))/100)
-		s.Bed.Run(duration)
-		failer.HealAPI(endpoint)
-	case 7:
-		stores, err := bed.Can[bed.StoreFailer](s.Bed, "chaos: store faults")
-		if err != nil {
-			return err
-		}
-		site := sites[s.rng.IntN(len(sites))]
-		stores.FailStore(site, float64(10+s.rng.IntN(41))/100)
-		s.Bed.Run(duration)
-		stores.HealStore(site)
-	}
-	return nil
-}
-
 // about is d varied by the seed: drawn from [d/2, 3d/2), to the second.
 func (s *Script) about(d time.Duration) time.Duration {
 	return (d/2 + time.Duration(s.pace.Int64N(int64(d)))).Round(time.Second)
-}
-
-// node draws a site and one of its storage nodes.
-func (s *Script) node(sites []string) (site, node string) {
-	site = sites[s.rng.IntN(len(sites))]
-	nodes := s.Bed.Nodes(site)
-	return site, nodes[s.rng.IntN(len(nodes))]
 }
 
 // FaultClasses name the faults boundary injects, for the chaos command to

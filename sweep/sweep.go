@@ -67,16 +67,45 @@ func BedOptions(sc scenarios.Scenario, seed uint64, world ...simworld.Option) be
 // replay command switches them on again, and a pass is a miss
 // (reports.WithBugs).
 func One(sc scenarios.Scenario, seed uint64, chaos bool, world ...simworld.Option) reports.Result {
-	w, err := bedsim.New(BedOptions(sc, seed, world...))
+	result, _ := OneWith(sc, seed, RunOptions{Chaos: chaos, World: world})
+	return result
+}
+
+// RunOptions shape one run of One's: its faults drawn by the seed (Chaos)
+// or given (Faults, read from FaultsFile, which the replay command names).
+type RunOptions struct {
+	Chaos      bool
+	Faults     *scenarios.Schedule
+	FaultsFile string
+	World      []simworld.Option
+}
+
+// OneWith is One with its faults drawn or given, and says what the run's
+// chaos did: the faults it injected and the chaos points it passed.
+func OneWith(sc scenarios.Scenario, seed uint64, options RunOptions) (reports.Result, scenarios.Chaos) {
+	w, err := bedsim.New(BedOptions(sc, seed, options.World...))
 	on := bugs.Strings(bugs.Selected())
-	replay := bugs.Replay(on, Replay(sc.Name, seed, chaos))
-	if err != nil {
-		return reports.Result{Scenario: sc.Name, Seed: seed, Verdict: reports.Errored, Replay: replay, Error: err.Error(), Bugs: on}
+	replay := Replay(sc.Name, seed, options.Chaos)
+	if options.Faults != nil {
+		replay = ReplayFaults(sc.Name, seed, options.FaultsFile)
 	}
-	result := sc.Run(w, scenarios.Options{Seed: seed, Chaos: chaos, Replay: replay})
+	replay = bugs.Replay(on, replay)
+	if err != nil {
+		return reports.Result{Scenario: sc.Name, Seed: seed, Verdict: reports.Errored, Replay: replay, Error: err.Error(), Bugs: on}, scenarios.Chaos{}
+	}
+	result, chaos := sc.RunChaos(w, scenarios.Options{Seed: seed, Chaos: options.Chaos, Faults: options.Faults, Replay: replay})
 	result.EventLogHash = w.Sim.Hash()
 	result.Syncs = w.Syncs()
-	return reports.WithBugs(result, on)
+	return reports.WithBugs(result, on), chaos
+}
+
+// ReplayFaults is the command that replays a run of a fault schedule's file
+// exactly (on the simulation; another bed with --bed).
+func ReplayFaults(scenario string, seed uint64, file string) string {
+	if file == "" {
+		file = "FILE"
+	}
+	return fmt.Sprintf("batonctl scenario run %s --bed sim --seed %d --faults %s", scenario, seed, file)
 }
 
 type job struct {

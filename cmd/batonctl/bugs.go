@@ -188,7 +188,7 @@ func localMatrixRuns(options local.Options, progress io.Writer) func([]scenarios
 		for _, sc := range scs {
 			for i := range seeds {
 				options.Seed = first + uint64(i)
-				results = append(results, runLocal(sc, options, false, progress))
+				results = append(results, runLocal(sc, options, runFaults{}, progress))
 			}
 		}
 		return results

@@ -82,6 +82,7 @@ The fault classes it covers:
 			return summarise(cmd.OutOrStdout(), run, out)
 		},
 	}
+	cmd.AddCommand(newChaosShrinkCommand())
 	cmd.Flags().StringVar(&names, "scenarios", "all", "comma-separated scenarios, or all")
 	cmd.Flags().StringVar(&seedRange, "seeds", "1-1000", "seed range FIRST-LAST")
 	cmd.Flags().DurationVar(&duration, "duration", time.Hour, "wall-clock budget")

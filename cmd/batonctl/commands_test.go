@@ -35,6 +35,9 @@ func TestUnknownSubcommandsFail(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), `unknown command "frobnicate"`) {
 			t.Errorf("%s frobnicate: %v (output %q), want an unknown-command error", g.CommandPath(), err, firstLine(out))
 		}
+		if g.Name() == "chaos" {
+			continue // a hunt of its own when called alone, with chaos shrink under it
+		}
 		if _, err := runBatonctl(t, time.Now(), path...); err != nil {
 			t.Errorf("%s alone: %v, want its help", g.CommandPath(), err)
 		}

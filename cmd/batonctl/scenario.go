@@ -15,6 +15,7 @@ import (
 	"github.com/baton-dr/baton/bed"
 	"github.com/baton-dr/baton/bed/local"
 	"github.com/baton-dr/baton/bed/real"
+	bedsim "github.com/baton-dr/baton/bed/sim"
 	"github.com/baton-dr/baton/internal/bugs"
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/scenarios"
@@ -39,6 +40,7 @@ needs root).`,
 func newScenarioRunCommand() *cobra.Command {
 	var (
 		bedName, bin, dir, out string
+		faultsFile             string
 		seed                   uint64
 		timeScale              float64
 		quiet, chaos, together bool
@@ -74,6 +76,13 @@ func newScenarioRunCommand() *cobra.Command {
 			if together && bedName != "real" {
 				return fmt.Errorf("--side-by-side is for --bed real: the %s bed runs one scenario at a time", bedName)
 			}
+			faults, err := readFaults(faultsFile, chaos, selected, bedName)
+			if err != nil {
+				return err
+			}
+			if faults.schedule != nil && !cmd.Flags().Changed("seed") {
+				seed = faults.schedule.Seed
+			}
 			if bedName == "real" && !cmd.Flags().Changed("time-scale") {
 				timeScale = real.DefaultTimeScale
 			}
@@ -86,11 +95,12 @@ func newScenarioRunCommand() *cobra.Command {
 			runOne := func(sc scenarios.Scenario, progress, w io.Writer) reports.Result {
 				switch bedName {
 				case "sim":
-					return sweep.One(sc, seed, chaos)
+					result, _ := sweep.OneWith(sc, seed, sweep.RunOptions{Chaos: chaos, Faults: faults.schedule, FaultsFile: faults.file})
+					return result
 				case "real":
-					return runReal(sc, real.Options{Seed: seed, TimeScale: timeScale, Log: progress}, chaos, w)
+					return runReal(sc, real.Options{Seed: seed, TimeScale: timeScale, Log: progress}, faults, w)
 				default:
-					return runLocal(sc, local.Options{Binaries: bin, Dir: dir, Seed: seed, TimeScale: timeScale, Log: progress}, chaos, w)
+					return runLocal(sc, local.Options{Binaries: bin, Dir: dir, Seed: seed, TimeScale: timeScale, Log: progress}, faults, w)
 				}
 			}
 			if together {
@@ -124,6 +134,8 @@ func newScenarioRunCommand() *cobra.Command {
 	run.Flags().StringVar(&dir, "dir", "", "local: directory for the bed's files and the processes' logs, kept afterwards; empty uses a temporary one")
 	run.Flags().Float64Var(&timeScale, "time-scale", 60, "local and real: scenario seconds per wall-clock second (Run(3m) lasts 3 s at 60; the real bed's default is 10)")
 	run.Flags().BoolVar(&chaos, "chaos", false, "inject faults at phase boundaries, chosen by the seed (on the local bed the faults it lacks fail the run)")
+	run.Flags().StringVar(&faultsFile, "faults", "", "inject the faults of this schedule file (batonctl chaos shrink writes one) instead of drawing them; "+
+		"one scenario; refused before the run when the bed cannot make one of its fault classes")
 	run.Flags().BoolVar(&quiet, "quiet", false, "local: do not print the bed's progress on stderr")
 	run.Flags().BoolVar(&together, "side-by-side", false, "real: run the scenarios at once, each on a bed of its own; they share the sites, "+
 		"so a site one cuts off is cut off for all, and each line printed is prefixed with its scenario")
@@ -133,8 +145,8 @@ func newScenarioRunCommand() *cobra.Command {
 
 // runLocal starts a local bed, runs the scenario on it and closes it; the
 // bed's start-up and the scenario's wall time are printed.
-func runLocal(sc scenarios.Scenario, options local.Options, chaos bool, w io.Writer) reports.Result {
-	replay := fmt.Sprintf("batonctl scenario run %s --bed local --seed %d --chaos=%v", sc.Name, options.Seed, chaos)
+func runLocal(sc scenarios.Scenario, options local.Options, faults runFaults, w io.Writer) reports.Result {
+	replay := fmt.Sprintf("batonctl scenario run %s --bed local --seed %d %s", sc.Name, options.Seed, faults.flag())
 	if options.Dir != "" {
 		options.Dir = fmt.Sprintf("%s/%s-%d", options.Dir, sanitize(sc.Name), time.Now().Unix())
 		if err := os.MkdirAll(options.Dir, 0o700); err != nil {
@@ -150,7 +162,7 @@ func runLocal(sc scenarios.Scenario, options local.Options, chaos bool, w io.Wri
 		return reports.Result{Scenario: sc.Name, Seed: options.Seed, Verdict: reports.Errored, Replay: replay, Error: err.Error()}
 	}
 	fmt.Fprintf(w, "%s: the local bed started in %s (%s)\n", sc.Name, time.Since(started).Round(time.Millisecond), b.Dir())
-	return runThenClose(sc, b, scenarios.Options{Seed: options.Seed, Chaos: chaos, Replay: replay}, w,
+	return runThenClose(sc, b, faults.options(options.Seed, replay), w,
 		"closing the local bed", "bed: clean teardown")
 }
 
@@ -223,8 +235,8 @@ func newScenarioLackingCommand() *cobra.Command {
 
 // runReal attaches to the running real bed, runs the scenario on it and
 // detaches (the run's namespaces deleted, its partitions healed).
-func runReal(sc scenarios.Scenario, options real.Options, chaos bool, w io.Writer) reports.Result {
-	replay := fmt.Sprintf("batonctl scenario run %s --bed real --seed %d --chaos=%v", sc.Name, options.Seed, chaos)
+func runReal(sc scenarios.Scenario, options real.Options, faults runFaults, w io.Writer) reports.Result {
+	replay := fmt.Sprintf("batonctl scenario run %s --bed real --seed %d %s", sc.Name, options.Seed, faults.flag())
 	errored := func(err error) reports.Result {
 		return reports.Result{Scenario: sc.Name, Seed: options.Seed, Verdict: reports.Errored, Replay: replay, Error: err.Error()}
 	}
@@ -245,6 +257,60 @@ func runReal(sc scenarios.Scenario, options real.Options, chaos bool, w io.Write
 		return errored(err)
 	}
 	fmt.Fprintf(w, "%s: attached to the real bed in %s\n", sc.Name, time.Since(started).Round(time.Millisecond))
-	return runThenClose(sc, b, scenarios.Options{Seed: options.Seed, Chaos: chaos, Replay: replay}, w,
+	return runThenClose(sc, b, faults.options(options.Seed, replay), w,
 		"healing the real bed's partitions and deleting the run's namespaces", "bed: clean detach")
+}
+
+// runFaults are a run's faults: drawn by the seed (chaos), given by a
+// schedule file, or none.
+type runFaults struct {
+	chaos    bool
+	schedule *scenarios.Schedule
+	file     string
+}
+
+// readFaults reads --faults, when given, and refuses what it cannot run: a
+// schedule beside --chaos, of another scenario or of more than one, or one
+// needing a fault class the bed cannot make (asked of the bed's type before
+// any bed is made: bed.Can).
+func readFaults(file string, chaos bool, selected []scenarios.Scenario, bedName string) (runFaults, error) {
+	if file == "" {
+		return runFaults{chaos: chaos}, nil
+	}
+	if chaos {
+		return runFaults{}, fmt.Errorf("--faults and --chaos: a run's faults come from its schedule or from its seed, not both")
+	}
+	if len(selected) != 1 {
+		return runFaults{}, fmt.Errorf("--faults %s: a schedule is one scenario's, and %d are named", file, len(selected))
+	}
+	schedule, err := scenarios.ReadSchedule(file)
+	if err != nil {
+		return runFaults{}, err
+	}
+	if schedule.Scenario != "" && schedule.Scenario != selected[0].Name {
+		return runFaults{}, fmt.Errorf("--faults %s is a schedule of %s, not of %s", file, schedule.Scenario, selected[0].Name)
+	}
+	var kind bed.Bed = (*local.Bed)(nil)
+	switch bedName {
+	case "sim":
+		kind = (*bedsim.World)(nil)
+	case "real":
+		kind = (*real.Bed)(nil)
+	}
+	if err := scenarios.CanMake(kind, schedule); err != nil {
+		return runFaults{}, fmt.Errorf("--faults %s on the %s bed: %w", file, bedName, err)
+	}
+	return runFaults{schedule: &schedule, file: file}, nil
+}
+
+// flag is the replay command's flag for these faults.
+func (f runFaults) flag() string {
+	if f.schedule != nil {
+		return "--faults " + f.file
+	}
+	return fmt.Sprintf("--chaos=%v", f.chaos)
+}
+
+func (f runFaults) options(seed uint64, replay string) scenarios.Options {
+	return scenarios.Options{Seed: seed, Chaos: f.chaos, Faults: f.schedule, Replay: replay}
 }
