@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
@@ -164,7 +165,7 @@ func (b *Bed) attach(ctx context.Context, c infra.Cluster) (*site, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := clientset.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx); err != nil {
+	if err := apiServerReady(ctx, clientset, readyLimit); err != nil {
 		return nil, fmt.Errorf("%s cannot be reached (its API server at %s): is the real bed up? (make realbed): %w", c.Name, host, err)
 	}
 	if _, err := clientset.AppsV1().Deployments("baton-system").Get(ctx, "baton-controller", metav1.GetOptions{}); err != nil {
@@ -296,4 +297,33 @@ func (b *Bed) chaosTable() string { return chaosTableOf(b.run) }
 // them.
 func (b *Bed) reaches(site string) bool {
 	return b.partitions.Reaches(site) && reachedThrough(inForce.others(b.chaosTable()), site)
+}
+
+// readyLimit bounds how long attaching waits for a site's API server that
+// answers not ready: on a loaded host its etcd check fails for moments
+// (seen at a load of 50: "[-]etcd failed", and a story errored before its
+// first step), which is no verdict on the story.
+const readyLimit = 2 * time.Minute
+
+// readyPause is the pause between two looks at /readyz.
+const readyPause = 250 * time.Millisecond
+
+// apiServerReady waits, up to limit, until the API server's /readyz
+// passes. A server that does not answer at all fails at once: the bed is
+// down, and waiting would only put off saying so.
+func apiServerReady(ctx context.Context, c kubernetes.Interface, limit time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	for {
+		_, err := c.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+		var answered apierrors.APIStatus
+		if err == nil || !errors.As(err, &answered) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("not ready within %s: %w", limit, err)
+		case <-time.After(readyPause):
+		}
+	}
 }

@@ -3,7 +3,7 @@
 # need, starts the private dockerd, and has `batonctl realbed up` create three
 # single-node kind clusters, baton-hub, baton-site-a and baton-site-b, with
 # their kubeconfigs in $cache/run/<cluster>.kubeconfig. Idempotent: a cluster
-# that exists is kept. Root (debootstrap, chroot, the dockerd, a firewall
+# that exists under a running dockerd is kept. Root (debootstrap, chroot, the dockerd, a firewall
 # rule). down.sh undoes it. A failed bring-up takes away what it made unless
 # BATON_REALBED_RETAIN=1 keeps it for inspection.
 set -euo pipefail
@@ -17,7 +17,18 @@ k8s_bin=$(COMPONENTS="kube-apiserver kube-controller-manager kube-scheduler kube
 	bash "$repo_root/ci/controlplane/build.sh")
 timed "tools (kind, containerd, runc, crictl, CNI plugins, CoreDNS, local-path)" bash "$realbed_dir/tools.sh"
 timed "root file systems" bash "$realbed_dir/rootfs.sh"
+# Clusters that outlived their dockerd (it ends with the session that
+# started it, or the machine) are torn down first: kind's nodes do not come
+# back whole under a new daemon -- seen: etcd, CoreDNS and an API server not
+# Ready 3 minutes after, and the bring-up failed. Down and up again costs
+# about 3 minutes; a bed whose dockerd kept running is kept as it is.
+daemon_was_up=0
+docker version >/dev/null 2>&1 && daemon_was_up=1
 bash "$realbed_dir/dockerd.sh" start
+if [ "$daemon_was_up" = 0 ] && docker ps -a --format '{{.Names}}' | grep -qx -E 'baton-(hub|site-a|site-b)-control-plane'; then
+	log "the bed's clusters outlived their dockerd: tearing them down to bring them up anew"
+	BATON_REALBED_KEEP_DOCKERD=1 bash "$realbed_dir/down.sh"
+fi
 timed "node image" bash "$realbed_dir/images.sh" "$k8s_bin"
 mkdir -p "$run"
 ln -sfn "$k8s_bin/kubectl" "$run/kubectl"

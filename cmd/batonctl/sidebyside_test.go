@@ -66,3 +66,19 @@ func TestSideBySideIsTheRealBedsOnly(t *testing.T) {
 		}
 	}
 }
+
+// A run held up by the cuts of the runs beside it says so under its phases,
+// so that a reader of make realbed's output sees why a move took long and
+// that the wait did not count against it (issue 40).
+func TestPrintResultSaysHowLongTheRunWasHeldBeside(t *testing.T) {
+	var out strings.Builder
+	printResult(&out, reports.Result{Scenario: "gitea/relocate", Seed: 1, Verdict: reports.Passed, HeldBeside: 184300 * time.Millisecond})
+	if want := "held 3m4s by the faults of the runs beside it"; !strings.Contains(out.String(), want) {
+		t.Errorf("printResult wrote %q, want a line with %q", out.String(), want)
+	}
+	out.Reset()
+	printResult(&out, reports.Result{Scenario: "gitea/relocate", Seed: 1, Verdict: reports.Passed})
+	if strings.Contains(out.String(), "held") {
+		t.Errorf("a run never held beside printed %q", out.String())
+	}
+}

@@ -108,6 +108,9 @@ func printResult(w io.Writer, r reports.Result) {
 		}
 		fmt.Fprintln(w)
 	}
+	if r.HeldBeside > 0 {
+		fmt.Fprintf(w, "  held %s by the faults of the runs beside it (not counted against its waits)\n", r.HeldBeside.Round(time.Second))
+	}
 	for _, f := range r.Failovers {
 		kind := "unplanned"
 		if f.Planned {
