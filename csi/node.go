@@ -65,8 +65,9 @@ type Node struct {
 	Devices  Devices
 	Mounter  Mounter
 	// DeviceWait bounds how long NodeStageVolume waits for a device the
-	// node agent has not made yet (device_wait.go); zero answers at once
-	// (the simulation, whose nodes make devices on its own clock).
+	// node agent has not made yet, and NodeExpandVolume for one it has not
+	// grown yet (device_wait.go); zero answers at once (the simulation,
+	// whose nodes make devices on its own clock).
 	DeviceWait time.Duration
 }
 
@@ -324,7 +325,8 @@ func (n *Node) NodeExpandVolume(ctx context.Context, req *csi.NodeExpandVolumeRe
 	return &csi.NodeExpandVolumeResponse{CapacityBytes: int64(v.SizeBytes)}, nil
 }
 
-// expand grows the filesystem at path to the device's new size.
+// expand grows the filesystem at path to the device's new size, once the
+// device has it (grownDevice).
 func (n *Node) expand(ctx context.Context, set *Set, handle chain.Ref, path string, block bool) (core.Volume, error) {
 	end, api, err := localEnd(ctx, set, handle)
 	if err != nil {
@@ -334,7 +336,7 @@ func (n *Node) expand(ctx context.Context, set *Set, handle chain.Ref, path stri
 	if err != nil {
 		return core.Volume{}, err
 	}
-	device, err := n.Devices.Device(ctx, v)
+	device, err := n.grownDevice(ctx, v)
 	if err != nil || block || v.VolumeMode == core.Block {
 		return v, err
 	}
