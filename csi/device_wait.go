@@ -107,9 +107,6 @@ func (n *Node) grownDevice(ctx context.Context, v core.Volume) (string, error) {
 // it waited for. The first reading is taken after the watch began, so a
 // growth just before is not missed.
 func waitForGrowth(ctx context.Context, devices GrowingDevices, v core.Volume, device string, bound time.Duration) (string, error) {
-	if v.SizeBytes == 0 {
-		panic(fmt.Sprintf("volume %s of %s has no size", v.Dataset(), v.Ref))
-	}
 	changed, stop, err := devices.WatchSizes()
 	if err != nil {
 		return "", fmt.Errorf("%w: %s of %s: failed to watch its size grow to %d bytes: %w", ErrDeviceNotReady, device, v.Ref, v.SizeBytes, err)
