@@ -37,7 +37,8 @@ type NodeAssembly struct {
 	Devices  Devices
 	Mounter  Mounter
 	// DeviceWait bounds how long NodeStageVolume waits for a device the
-	// node agent is making; zero answers at once.
+	// node agent is making, and NodeExpandVolume for one it is growing;
+	// zero answers at once.
 	DeviceWait time.Duration
 }
 

@@ -122,6 +122,27 @@ func TestAVolumeIDThatIsNoHandleIsNotFound(t *testing.T) {
 	w := newWorld(t)
 	a, _ := w.twoDrivers()
 	const id = "fake-vol-id-0123456789"
+	rpcs := volumeRPCs(a, id)
+	for _, name := range slices.Sorted(maps.Keys(rpcs)) {
+		st := status.Convert(rpcs[name])
+		if st.Code() != codes.NotFound || !strings.Contains(st.Message(), `malformed volume handle "`+id+`"`) {
+			t.Errorf("%s of %q: %s %q, want NotFound saying the ID is no volume handle", name, id, st.Code(), clipped(st.Message()))
+		}
+	}
+	// The ID is looked at last: a request that also misses a field is
+	// InvalidArgument, as csi-sanity expects of its made-up IDs.
+	_, err := a.node.NodeUnpublishVolume(ctx, &csiapi.NodeUnpublishVolumeRequest{VolumeId: id})
+	wantCode(t, "NodeUnpublishVolume of a made-up ID without a target path", err, codes.InvalidArgument)
+	_, err = a.node.NodeStageVolume(ctx, &csiapi.NodeStageVolumeRequest{VolumeId: id, StagingTargetPath: "/s", Secrets: a.secrets})
+	wantCode(t, "NodeStageVolume of a made-up ID without a capability", err, codes.InvalidArgument)
+	if _, err := a.controller.DeleteVolume(ctx, &csiapi.DeleteVolumeRequest{VolumeId: id, Secrets: a.secrets}); err != nil {
+		t.Errorf("DeleteVolume of %q: %v, want success: no such volume is left", id, err)
+	}
+}
+
+// volumeRPCs calls every RPC that reads a volume ID with id, the other
+// fields valid, and returns their errors by RPC.
+func volumeRPCs(a *driver, id string) map[string]error {
 	secrets := a.secrets
 	vol := source(id)
 	capability := mountCapability("")
@@ -152,20 +173,62 @@ func TestAVolumeIDThatIsNoHandleIsNotFound(t *testing.T) {
 	rpcs["ResyncVolume"] = errOf(a.replication.ResyncVolume(ctx, &replication.ResyncVolumeRequest{ReplicationSource: vol, Secrets: secrets}))
 	rpcs["GetVolumeReplicationInfo"] = errOf(a.replication.GetVolumeReplicationInfo(ctx, &replication.GetVolumeReplicationInfoRequest{
 		ReplicationSource: vol, Secrets: secrets}))
-	for _, name := range slices.Sorted(maps.Keys(rpcs)) {
-		st := status.Convert(rpcs[name])
-		if st.Code() != codes.NotFound || !strings.Contains(st.Message(), `malformed volume handle "`+id+`"`) {
-			t.Errorf("%s of %q: %s %q, want NotFound saying the ID is no volume handle", name, id, st.Code(), clipped(st.Message()))
+	return rpcs
+}
+
+// TestAVolumeNoClusterRecordsIsNotFound: a handle that parses but names no
+// volume any cluster records -- one never made, one deleted, one on a
+// cluster the secret does not name -- is NotFound, naming the volume, in
+// every RPC whose spec lists "volume does not exist", as are malformed IDs
+// (TestAVolumeIDThatIsNoHandleIsNotFound). NodePublishVolume of a volume not
+// staged asks the clusters only then, and answers NotFound rather than "not
+// staged" when they prove the volume gone. DeleteVolume succeeds, as the spec
+// asks of a volume that is gone; so do NodeUnstageVolume and
+// NodeUnpublishVolume, which ask no cluster and leave nothing mounted: the
+// kubelet cleans a node up after the volume's deletion too.
+func TestAVolumeNoClusterRecordsIsNotFound(t *testing.T) {
+	w := newWorld(t)
+	a, _ := w.twoDrivers()
+	deleted := a.create(t, "pvc-gone")
+	if _, err := a.controller.DeleteVolume(ctx, &csiapi.DeleteVolumeRequest{VolumeId: deleted, Secrets: a.secrets}); err != nil {
+		t.Fatal(err)
+	}
+	never := string(clusterA) + ":aaaaaaaa-0000-4000-8000-0000000000ff"
+	stranger := "cccccccc-0000-4000-8000-00000000000c:cccccccc-0000-4000-8000-000000000001"
+	cleanups := map[string]bool{"NodeUnstageVolume": true, "NodeUnpublishVolume": true}
+	for _, id := range []string{never, deleted, stranger} {
+		rpcs := volumeRPCs(a, id)
+		for _, name := range slices.Sorted(maps.Keys(rpcs)) {
+			st := status.Convert(rpcs[name])
+			switch {
+			case cleanups[name] && st.Code() != codes.OK:
+				t.Errorf("%s of %s: %s %q, want OK: nothing of it is mounted", name, id, st.Code(), clipped(st.Message()))
+			case !cleanups[name] && (st.Code() != codes.NotFound || !strings.Contains(st.Message(), id)):
+				t.Errorf("%s of %s: %s %q, want NotFound naming the volume", name, id, st.Code(), clipped(st.Message()))
+			}
+		}
+		if _, err := a.controller.DeleteVolume(ctx, &csiapi.DeleteVolumeRequest{VolumeId: id, Secrets: a.secrets}); err != nil {
+			t.Errorf("DeleteVolume of %s: %v, want success: no such volume is left", id, err)
 		}
 	}
-	// The ID is looked at last: a request that also misses a field is
-	// InvalidArgument, as csi-sanity expects of its made-up IDs.
-	_, err := a.node.NodeUnpublishVolume(ctx, &csiapi.NodeUnpublishVolumeRequest{VolumeId: id})
-	wantCode(t, "NodeUnpublishVolume of a made-up ID without a target path", err, codes.InvalidArgument)
-	_, err = a.node.NodeStageVolume(ctx, &csiapi.NodeStageVolumeRequest{VolumeId: id, StagingTargetPath: "/s", Secrets: secrets})
-	wantCode(t, "NodeStageVolume of a made-up ID without a capability", err, codes.InvalidArgument)
-	if _, err := a.controller.DeleteVolume(ctx, &csiapi.DeleteVolumeRequest{VolumeId: id, Secrets: secrets}); err != nil {
-		t.Errorf("DeleteVolume of %q: %v, want success: no such volume is left", id, err)
+}
+
+// TestPublishingAVolumeNotStagedIsFailedPrecondition: a volume that exists,
+// or that clusters which cannot be opened prove nothing of, published
+// before it was staged is FailedPrecondition, the spec's answer for a
+// publish before its stage -- not NotFound.
+func TestPublishingAVolumeNotStagedIsFailedPrecondition(t *testing.T) {
+	w := newWorld(t)
+	a, _ := w.twoDrivers()
+	handle := a.create(t, "pvc-unstaged")
+	for _, secrets := range []map[string]string{a.secrets, nil} {
+		_, err := a.node.NodePublishVolume(ctx, &csiapi.NodePublishVolumeRequest{VolumeId: handle, StagingTargetPath: "/s",
+			TargetPath: "/t", VolumeCapability: mountCapability(""), Secrets: secrets})
+		st := status.Convert(err)
+		if st.Code() != codes.FailedPrecondition || !strings.Contains(st.Message(), "not staged") {
+			t.Errorf("publishing %s before its stage (secrets %v): %s %q, want FailedPrecondition saying it is not staged",
+				handle, secrets != nil, st.Code(), clipped(st.Message()))
+		}
 	}
 }
 

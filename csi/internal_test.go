@@ -125,3 +125,21 @@ func FuzzShapeOf(f *testing.F) {
 		}
 	})
 }
+
+func TestBlockChangeReadsAKernelUevent(t *testing.T) {
+	for _, c := range []struct {
+		message string
+		want    bool
+	}{
+		{"change@/devices/virtual/block/loop3\x00ACTION=change\x00DEVPATH=/devices/virtual/block/loop3\x00SUBSYSTEM=block\x00RESIZE=1\x00", true},
+		{"change@/devices/virtual/block/loop3\x00SUBSYSTEM=block\x00", true},
+		{"add@/devices/virtual/block/loop3\x00ACTION=add\x00SUBSYSTEM=block\x00", false},
+		{"change@/devices/virtual/net/lo\x00ACTION=change\x00SUBSYSTEM=net\x00", false},
+		{"change@/devices/x\x00SUBSYSTEM=blockish\x00", false},
+		{"", false},
+	} {
+		if got := blockChange([]byte(c.message)); got != c.want {
+			t.Errorf("blockChange(%q) = %v, want %v", c.message, got, c.want)
+		}
+	}
+}

@@ -125,16 +125,11 @@ func (OSMounter) Stats(_ context.Context, path string) (VolumeStats, error) {
 		return VolumeStats{}, err
 	}
 	if st.Mode&unix.S_IFMT == unix.S_IFBLK {
-		f, err := os.Open(path)
+		size, err := blockDeviceBytes(path)
 		if err != nil {
 			return VolumeStats{}, err
 		}
-		defer f.Close()
-		size, err := f.Seek(0, io.SeekEnd)
-		if err != nil {
-			return VolumeStats{}, err
-		}
-		return VolumeStats{Block: true, TotalBytes: uint64(size)}, nil
+		return VolumeStats{Block: true, TotalBytes: size}, nil
 	}
 	var s unix.Statfs_t
 	if err := unix.Statfs(path, &s); err != nil {
@@ -143,6 +138,21 @@ func (OSMounter) Stats(_ context.Context, path string) (VolumeStats, error) {
 	block := uint64(s.Bsize)
 	return VolumeStats{TotalBytes: s.Blocks * block, AvailableBytes: s.Bavail * block, UsedBytes: (s.Blocks - s.Bfree) * block,
 		TotalInodes: s.Files, FreeInodes: s.Ffree, UsedInodes: s.Files - s.Ffree}, nil
+}
+
+// blockDeviceBytes is the size of the block device at path: where a seek to
+// its end lands.
+func blockDeviceBytes(path string) (uint64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	size, err := f.Seek(0, io.SeekEnd)
+	if err != nil {
+		return 0, err
+	}
+	return uint64(size), nil
 }
 
 func (OSMounter) MakeDir(path string) error { return os.MkdirAll(path, 0o750) }
@@ -197,7 +207,19 @@ type LinkDevices struct {
 	Dir string
 }
 
-var _ WatchedDevices = LinkDevices{}
+var (
+	_ WatchedDevices = LinkDevices{}
+	// The node agent grows a loop device (losetup --set-capacity) on its
+	// pass after the volume's record grew; not a DRBD device, which is
+	// therefore not GrowingDevices.
+	_ GrowingDevices = LinkDevices{}
+)
+
+// DeviceBytes is the size of the device the link names.
+func (LinkDevices) DeviceBytes(path string) (uint64, error) { return blockDeviceBytes(path) }
+
+// WatchSizes watches the kernel's uevents for a block device's change.
+func (LinkDevices) WatchSizes() (<-chan struct{}, func(), error) { return watchBlockChanges() }
 
 // WatchDir is the directory of the agent's links.
 func (d LinkDevices) WatchDir(core.Volume) string { return d.Dir }

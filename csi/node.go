@@ -2,6 +2,7 @@ package csi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -65,8 +66,9 @@ type Node struct {
 	Devices  Devices
 	Mounter  Mounter
 	// DeviceWait bounds how long NodeStageVolume waits for a device the
-	// node agent has not made yet (device_wait.go); zero answers at once
-	// (the simulation, whose nodes make devices on its own clock).
+	// node agent has not made yet, and NodeExpandVolume for one it has not
+	// grown yet (device_wait.go); zero answers at once (the simulation,
+	// whose nodes make devices on its own clock).
 	DeviceWait time.Duration
 }
 
@@ -254,7 +256,7 @@ func (n *Node) NodePublishVolume(ctx context.Context, req *csi.NodePublishVolume
 		return &csi.NodePublishVolumeResponse{}, toStatus(err)
 	}
 	if staged, err := n.Mounter.Mounted(ctx, source); err != nil || !staged {
-		return nil, toStatus(cmpErr(err, fmt.Errorf("%w: volume %s is not staged at %s", ErrNotStaged, handle, source)))
+		return nil, toStatus(cmpErr(err, n.notStaged(ctx, handle, source, req.GetSecrets())))
 	}
 	makeTarget := n.Mounter.MakeDir
 	if block {
@@ -265,6 +267,24 @@ func (n *Node) NodePublishVolume(ctx context.Context, req *csi.NodePublishVolume
 	}
 	readOnly := req.GetReadonly() || req.GetVolumeCapability().GetAccessMode().GetMode() == csi.VolumeCapability_AccessMode_SINGLE_NODE_READER_ONLY
 	return &csi.NodePublishVolumeResponse{}, toStatus(n.Mounter.BindMount(ctx, source, target, readOnly))
+}
+
+// notStaged is why a volume is not staged at source: ErrNoVolume (NotFound,
+// the spec's answer for a volume that does not exist) when the clusters
+// prove no such volume exists, ErrNotStaged (FailedPrecondition) otherwise.
+// The clusters are asked only on this path, a CO's mistake: a publish of a
+// staged volume asks none. Clusters that cannot be opened or do not answer
+// prove nothing, and the answer stays ErrNotStaged.
+func (n *Node) notStaged(ctx context.Context, handle chain.Ref, source string, secrets map[string]string) error {
+	notStaged := fmt.Errorf("%w: volume %s is not staged at %s", ErrNotStaged, handle, source)
+	set, err := n.Clusters.Open(secrets)
+	if err != nil {
+		return notStaged
+	}
+	if _, err := resolveRecorded(ctx, set, handle); errors.Is(err, ErrNoVolume) {
+		return fmt.Errorf("volume %s is not staged at %s: %w", handle, source, err)
+	}
+	return notStaged
 }
 
 func (n *Node) NodeUnpublishVolume(ctx context.Context, req *csi.NodeUnpublishVolumeRequest) (*csi.NodeUnpublishVolumeResponse, error) {
@@ -283,7 +303,8 @@ func (n *Node) NodeGetVolumeStats(ctx context.Context, req *csi.NodeGetVolumeSta
 	if req.GetVolumePath() == "" {
 		return nil, invalid("volume path is required")
 	}
-	if _, err := parseHandle(req.GetVolumeId()); err != nil {
+	handle, err := parseHandle(req.GetVolumeId())
+	if err != nil {
 		return nil, err
 	}
 	mounted, err := n.Mounter.Mounted(ctx, req.GetVolumePath())
@@ -291,7 +312,7 @@ func (n *Node) NodeGetVolumeStats(ctx context.Context, req *csi.NodeGetVolumeSta
 		return nil, toStatus(err)
 	}
 	if !mounted {
-		return nil, toStatus(fmt.Errorf("%w: nothing is mounted at %s", ErrNotMounted, req.GetVolumePath()))
+		return nil, toStatus(fmt.Errorf("%w: nothing of volume %s is mounted at %s", ErrNotMounted, handle, req.GetVolumePath()))
 	}
 	st, err := n.Mounter.Stats(ctx, req.GetVolumePath())
 	if err != nil {
@@ -324,7 +345,8 @@ func (n *Node) NodeExpandVolume(ctx context.Context, req *csi.NodeExpandVolumeRe
 	return &csi.NodeExpandVolumeResponse{CapacityBytes: int64(v.SizeBytes)}, nil
 }
 
-// expand grows the filesystem at path to the device's new size.
+// expand grows the filesystem at path to the device's new size, once the
+// device has it (grownDevice).
 func (n *Node) expand(ctx context.Context, set *Set, handle chain.Ref, path string, block bool) (core.Volume, error) {
 	end, api, err := localEnd(ctx, set, handle)
 	if err != nil {
@@ -334,7 +356,7 @@ func (n *Node) expand(ctx context.Context, set *Set, handle chain.Ref, path stri
 	if err != nil {
 		return core.Volume{}, err
 	}
-	device, err := n.Devices.Device(ctx, v)
+	device, err := n.grownDevice(ctx, v)
 	if err != nil || block || v.VolumeMode == core.Block {
 		return v, err
 	}

@@ -53,8 +53,9 @@ Flags:
 const defaultSyncPatience = 2 * time.Minute
 
 // defaultDeviceWait is how long NodeStageVolume waits for the device of a
-// volume the node agent is still making. The agent makes it on its next
-// pass (a second apart on the beds) once the volume is placed here; 30 s
+// volume the node agent is still making, and NodeExpandVolume for the device
+// the agent is growing. The agent makes (grows) it on its next pass (a
+// second apart on the beds) once the volume is placed here (expanded); 30 s
 // leaves several passes to a busy agent and stays well inside the 2-minute
 // deadline the kubelet gives a stage.
 const defaultDeviceWait = 30 * time.Second
@@ -87,7 +88,7 @@ func parse(args []string, output io.Writer) (options, error) {
 	flags.DurationVar(&o.syncPatience, "sync-patience", defaultSyncPatience,
 		"how long ResyncVolume waits for the sync it kicked before it answers not ready, and PromoteVolume for the demoted source's final sync before it answers Unavailable (csi-addons asks again only 30 s or its backoff later; 0: answer at once)")
 	flags.DurationVar(&o.deviceWait, "device-wait", defaultDeviceWait,
-		"how long NodeStageVolume waits for a volume's device the node agent is still making, watching where it appears, before it answers Unavailable (0: answer at once)")
+		"how long NodeStageVolume waits for a volume's device the node agent is still making, watching where it appears, and NodeExpandVolume for the device to grow to the volume's size, watching the kernel's uevents, before they answer Unavailable (0: answer at once)")
 	flags.IntVar(&o.verbosity, "v", 0, "log verbosity (1: every call)")
 	if err := flags.Parse(args); err != nil {
 		return o, err
