@@ -77,21 +77,23 @@ type SendSpec struct {
 	TargetDataset string
 }
 
-// Spec computes what node must hold.
+// Spec computes what node must hold. It only reads the records, so it
+// borrows them from a store that lends (Lender); what it returns shares
+// nothing with them (strings aside), since the node agent owns its spec.
 func (s *Site) Spec(node string) (NodeSpec, error) {
-	volumes, err := s.store.Volumes()
+	volumes, err := lendOrList(s.store, Lender.LendVolumes, s.store.Volumes)
 	if err != nil {
 		return NodeSpec{}, err
 	}
-	replicas, err := s.store.Replicas()
+	replicas, err := lendOrList(s.store, Lender.LendReplicas, s.store.Replicas)
 	if err != nil {
 		return NodeSpec{}, err
 	}
-	pairings, err := s.store.Pairings()
+	pairings, err := lendOrList(s.store, Lender.LendPairings, s.store.Pairings)
 	if err != nil {
 		return NodeSpec{}, err
 	}
-	nodes, err := s.store.Nodes()
+	nodes, err := lendOrList(s.store, Lender.LendNodes, s.store.Nodes)
 	if err != nil {
 		return NodeSpec{}, err
 	}
