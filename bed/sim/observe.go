@@ -55,7 +55,7 @@ func (w *World) observeTick() {
 // StandAlone means the agent promoted where it must not have.
 func (w *World) checkSplitBrains() {
 	for _, s := range w.sites {
-		volumes, err := s.Store.Volumes()
+		volumes, err := readOnlyVolumes(s.Store)
 		if err != nil {
 			continue
 		}
@@ -69,6 +69,15 @@ func (w *World) checkSplitBrains() {
 			}
 		}
 	}
+}
+
+// readOnlyVolumes reads a site's volume records for a check that changes
+// none of them: lent by a store that lends (core.Lender), else listed.
+func readOnlyVolumes(store core.Store) ([]core.Volume, error) {
+	if lender, ok := store.(core.Lender); ok {
+		return lender.LendVolumes(), nil
+	}
+	return store.Volumes()
 }
 
 // recordSyncs adds every shipment completed since the last look, with the

@@ -2,6 +2,7 @@ package zfs
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"sort"
 
@@ -149,20 +150,31 @@ func (v *volume) holeStays(data []byte, offset uint64) bool {
 }
 
 // writeBlock copies the part of a write that falls in one block into the
-// block's cached copy, reading the rest of the block first (read-modify-write).
+// block's cached copy. A partial write reads the rest of the block first
+// (read-modify-write); a write that covers the whole block takes its bytes
+// without the read, since every old byte is overwritten anyway.
 func (v *volume) writeBlock(index uint64, data []byte, offset uint64) {
 	start := index * v.blockSizeBytes
+	from := max(start, offset)
+	to := min(start+v.blockSizeBytes, offset+uint64(len(data)))
+	if from < start || to > start+v.blockSizeBytes || from >= to {
+		panic(fmt.Sprintf("zfs: write [%d,%d) outside block %d", from, to, index))
+	}
+	whole := from == start && to == start+v.blockSizeBytes
 	b, cached := v.pending[index]
 	if !cached {
 		b = &block{data: make([]byte, v.blockSizeBytes)}
-		if old := lookup(v.head, index); old != nil {
-			copy(b.data, old.data)
+		if !whole {
+			if old := lookup(v.head, index); old != nil {
+				copy(b.data, old.data)
+			}
 		}
 		v.pending[index] = b
 	}
-	from := max(start, offset)
-	to := min(start+v.blockSizeBytes, offset+uint64(len(data)))
-	copy(b.data[from-start:to-start], data[from-offset:to-offset])
+	n := copy(b.data[from-start:to-start], data[from-offset:to-offset])
+	if whole && uint64(n) != v.blockSizeBytes {
+		panic(fmt.Sprintf("zfs: whole-block write copied %d of %d bytes", n, v.blockSizeBytes))
+	}
 }
 
 // Sync makes the volume's cached writes durable.

@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/baton-dr/baton/storage/backend"
 	"github.com/baton-dr/baton/storage/chain"
@@ -77,21 +78,23 @@ type SendSpec struct {
 	TargetDataset string
 }
 
-// Spec computes what node must hold.
+// Spec computes what node must hold. It only reads the records, so it
+// borrows them from a store that lends (Lender); what it returns shares
+// nothing with them (strings aside), since the node agent owns its spec.
 func (s *Site) Spec(node string) (NodeSpec, error) {
-	volumes, err := s.store.Volumes()
+	volumes, err := lendOrList(s.store, Lender.LendVolumes, s.store.Volumes)
 	if err != nil {
 		return NodeSpec{}, err
 	}
-	replicas, err := s.store.Replicas()
+	replicas, err := lendOrList(s.store, Lender.LendReplicas, s.store.Replicas)
 	if err != nil {
 		return NodeSpec{}, err
 	}
-	pairings, err := s.store.Pairings()
+	pairings, err := lendOrList(s.store, Lender.LendPairings, s.store.Pairings)
 	if err != nil {
 		return NodeSpec{}, err
 	}
-	nodes, err := s.store.Nodes()
+	nodes, err := lendOrList(s.store, Lender.LendNodes, s.store.Nodes)
 	if err != nil {
 		return NodeSpec{}, err
 	}
@@ -151,15 +154,26 @@ func sendSpec(v Volume, p Pairing, ship replication.Shipment) SendSpec {
 }
 
 // resource renders a volume's DRBD allocation for the nodes.
+// Every node's spec renders every volume it holds, at every pass of its
+// agent: the dataset name is made once, the node list in one allocation
+// (nil for none, as before), and each address without fmt.
 func resource(v Volume, nodes []Node) backend.ResourceConfig {
-	config := backend.ResourceConfig{Name: v.Dataset(), Minor: v.Allocation.Minor, Port: v.Allocation.Port}
+	dataset := v.Dataset()
+	config := backend.ResourceConfig{Name: dataset, Minor: v.Allocation.Minor, Port: v.Allocation.Port}
+	if n := len(v.Allocation.Replicas); n > 0 {
+		config.Nodes = make([]backend.ResourceNode, 0, n)
+	}
+	port := strconv.FormatUint(uint64(v.Allocation.Port), 10)
 	for _, r := range v.Allocation.Replicas {
 		address := r.Node
 		if i := slices.IndexFunc(nodes, func(n Node) bool { return n.Name == r.Node }); i >= 0 && nodes[i].Address != "" {
 			address = nodes[i].Address
 		}
 		config.Nodes = append(config.Nodes, backend.ResourceNode{Node: r.Node, NodeID: r.NodeID,
-			Address: fmt.Sprintf("%s:%d", address, v.Allocation.Port), Volume: v.Dataset()})
+			Address: address + ":" + port, Volume: dataset})
+	}
+	if len(config.Nodes) != len(v.Allocation.Replicas) {
+		panic(fmt.Sprintf("core: resource %s renders %d nodes of %d", dataset, len(config.Nodes), len(v.Allocation.Replicas)))
 	}
 	slices.SortFunc(config.Nodes, func(a, b backend.ResourceNode) int { return int(a.NodeID) - int(b.NodeID) })
 	return config

@@ -65,20 +65,13 @@ func (t *txn) rootOf(ref chain.Ref) chain.Ref {
 
 // cached reads one kind of record from the store beneath once, and hands
 // out a copy of what it read each time (callers change what they get). A
-// MemoryStore is read each time instead: its reads are copies already, and
-// cost less than a copy of a copy.
-func cached[R any](base Store, read *bool, records *[]R, list func() ([]R, error), clone func(R) R) ([]R, error) {
-	if _, memory := base.(*MemoryStore); memory {
-		got, err := list()
-		if err == nil {
-			// rootOf reads their refs and roots later: keep a slice of our
-			// own, since callers edit the one they get (slices.DeleteFunc
-			// zeroes what it drops).
-			*records, *read = slices.Clone(got), true
-		}
-		return got, err
-	}
-	if !*read {
+// Lender is read each time instead, as a MemoryStore's lists always were:
+// what it lends is the store as it is, costs no copy to read, and is only
+// read here (rootOf reads its refs and roots); the callers get copies.
+func cached[R any](base Store, read *bool, records *[]R, list func() ([]R, error), lend func(Lender) []R, clone func(R) R) ([]R, error) {
+	if l, lender := base.(Lender); lender {
+		*records, *read = lend(l), true
+	} else if !*read {
 		got, err := list()
 		if err != nil {
 			return nil, err
@@ -103,7 +96,7 @@ func (t *txn) write(w Write) {
 }
 
 func (t *txn) Volumes() ([]Volume, error) {
-	volumes, err := cached(t.base, &t.read.kinds[0], &t.read.volumes, t.base.Volumes, Volume.clone)
+	volumes, err := cached(t.base, &t.read.kinds[0], &t.read.volumes, t.base.Volumes, Lender.LendVolumes, Volume.clone)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +136,7 @@ func holdRemove[R any](t *txn, kind WriteKind, ref chain.Ref, list func() ([]R, 
 }
 
 func (t *txn) Replicas() ([]Replica, error) {
-	replicas, err := cached(t.base, &t.read.kinds[1], &t.read.replicas, t.base.Replicas, Replica.clone)
+	replicas, err := cached(t.base, &t.read.kinds[1], &t.read.replicas, t.base.Replicas, Lender.LendReplicas, Replica.clone)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +157,7 @@ func (t *txn) RemoveReplica(source chain.Ref) error {
 }
 
 func (t *txn) Pairings() ([]Pairing, error) {
-	pairings, err := cached(t.base, &t.read.kinds[2], &t.read.pairings, t.base.Pairings, Pairing.clone)
+	pairings, err := cached(t.base, &t.read.kinds[2], &t.read.pairings, t.base.Pairings, Lender.LendPairings, Pairing.clone)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +181,7 @@ func (t *txn) RemovePairing(source chain.Ref) error {
 }
 
 func (t *txn) Nodes() ([]Node, error) {
-	nodes, err := cached(t.base, &t.read.kinds[3], &t.read.nodes, t.base.Nodes, func(n Node) Node { return n })
+	nodes, err := cached(t.base, &t.read.kinds[3], &t.read.nodes, t.base.Nodes, Lender.LendNodes, func(n Node) Node { return n })
 	if err != nil {
 		return nil, err
 	}

@@ -183,7 +183,7 @@ func (s *Site) expandVolume(ref chain.Ref, sizeBytes uint64) (Volume, error) {
 
 // Members answers what this site records of root's chain (chain.Directory).
 func (s *Site) Members(root chain.Ref) ([]chain.Member, error) {
-	volumes, err := s.store.Volumes()
+	volumes, err := lendOrList(s.store, Lender.LendVolumes, s.store.Volumes) // read only
 	if err != nil {
 		return nil, err
 	}
