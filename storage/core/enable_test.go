@@ -47,3 +47,26 @@ func TestEnableLeavesAnExistingPairingAlone(t *testing.T) {
 		}
 	}
 }
+
+// Disable stops a member shipping: its pairing goes, and a second Disable
+// is a no-op; the replica on the other site stays, that site's to drop. An
+// unknown member is not found.
+func TestDisableRemovesOnlyThePairing(t *testing.T) {
+	w := newWorld(t)
+	a, b := w.sites[clusterA], w.sites[clusterB]
+	v := createProtected(w)
+	replicasBefore, err := b.Store().Replicas()
+	w.must(err)
+	w.must(a.Disable(v.Ref))
+	w.must(a.Disable(v.Ref))
+	if _, found, err := a.Pairing(v.Ref); err != nil || found {
+		t.Errorf("after Disable: pairing found=%v, %v; want none", found, err)
+	}
+	if replicas, err := b.Store().Replicas(); err != nil || len(replicas) != len(replicasBefore) || len(replicas) == 0 {
+		t.Errorf("after Disable: B's replicas %d (%v), want the %d it had", len(replicas), err, len(replicasBefore))
+	}
+	stranger := chain.Ref{Cluster: clusterA, Volume: "a0000000-0000-4000-8000-000000000999"}
+	if err := a.Disable(stranger); !errors.Is(err, core.ErrNotFound) {
+		t.Errorf("Disable of an unknown member: %v, want ErrNotFound", err)
+	}
+}
