@@ -35,7 +35,9 @@ func TestAFailoverBackAfterARelocationThatNeverShipped(t *testing.T) {
 	if err != nil {
 		t.Fatalf("fail over %s back to A: %v", v2.Ref, err)
 	}
-	if v3.Predecessor != v2.Ref || v3.Generation != 2 || v3.State != chain.Active || v3.Origin.GUID != final.GUID {
+	// The clone names its origin by GUID and by the name the node clones
+	// from: both must be v1's final snapshot, or the data is another time's.
+	if v3.Predecessor != v2.Ref || v3.Generation != 2 || v3.State != chain.Active || v3.Origin.GUID != final.GUID || v3.Origin.Snapshot != final.Name {
 		t.Fatalf("clone %+v from %s; want generation 2 after %s, from v1's final snapshot %s",
 			v3.Member, v3.Origin.Snapshot, v2.Ref, final.Name)
 	}
