@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/baton-dr/baton/storage/chain"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 // A retried fail-over finds the clone its first attempt made and returns it
@@ -26,5 +27,28 @@ func TestARetriedFailoverReturnsTheCloneAsItIsNow(t *testing.T) {
 	if again.Ref != clone.Ref || again.State != chain.Demoted || !reflect.DeepEqual(now, fenced) {
 		t.Errorf("the retried fail-over returned %s (%s), stored %s (%s); want the fenced clone %s as it was",
 			again.Ref, again.State, now.Ref, now.State, fenced.Ref)
+	}
+}
+
+// A clone announces itself to its predecessor's site until that site has
+// answered, and not after: once the cut-off site is back and learned its
+// successor, a tick sends no further announcement.
+func TestAnAnsweredAnnouncementIsNotSentAgain(t *testing.T) {
+	w := newWorld(t)
+	_, clone := failoverCutOff(w)
+	b := w.sites[clusterB]
+	w.cut[clusterA] = false
+	w.run(10 * time.Second)
+	announced, err := b.Volume(clone.Ref)
+	w.must(err)
+	if !announced.SuccessorAnnounced {
+		t.Fatalf("the clone %s was never announced to its healed predecessor's site", clone.Ref)
+	}
+	_, effects, err := b.Decide().Tick()
+	w.must(err)
+	for _, r := range effects.Requests {
+		if r.Kind == core.AnnounceSuccessor {
+			t.Errorf("a tick after the answer announces again: %+v", r)
+		}
 	}
 }
