@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/baton-dr/baton/storage/chain"
+	"github.com/baton-dr/baton/storage/core"
 )
 
 // A relocation's new member cut off before it asked its old site to receive
@@ -48,5 +49,35 @@ func TestAFailoverBackAfterARelocationThatNeverShipped(t *testing.T) {
 	w.run(10 * time.Second)
 	if end := w.resolve(v1.Ref).End(); end.Ref != v3.Ref {
 		t.Fatalf("from A the chain ends at %s, want %s", end.Ref, v3.Ref)
+	}
+}
+
+// The same fail-over back when the relocation's final snapshot was the
+// predecessor's first, demoted before any other was taken: the clone still
+// starts from it.
+func TestAFailoverBackFromAPredecessorsFirstSnapshot(t *testing.T) {
+	w := newWorld(t)
+	a, b := w.sites[clusterA], w.sites[clusterB]
+	v1 := w.create(a, "pvc-young", core.Shape{SizeBytes: 1 << 20, PlaceCount: 1, VolumeMode: core.Block})
+	_, err := a.Enable(v1.Ref, clusterB)
+	w.must(err)
+	_, err = a.Demote(v1.Ref)
+	w.must(err)
+	if !resyncUntilReady(w, a, v1.Ref, clusterA) {
+		t.Fatal("the final sync never arrived")
+	}
+	v2, err := b.Failover(v1.Ref, false)
+	w.must(err)
+	w.cut[clusterB] = true
+	pairing := pairingOf(t, a, v1.Ref)
+	final, _ := pairing.NewestShipped()
+	held, err := a.Volume(v1.Ref)
+	w.must(err)
+	if len(held.Snapshots) == 0 || held.Snapshots[0].GUID != final.GUID {
+		t.Fatalf("v1's snapshots %+v: want its final %s first", held.Snapshots, final.Name)
+	}
+	v3, err := a.Failover(v2.Ref, true)
+	if err != nil || v3.Origin.GUID != final.GUID || v3.Origin.Snapshot != final.Name {
+		t.Fatalf("fail over %s back to A: origin %+v, %v; want v1's final snapshot %s", v2.Ref, v3.Origin, err, final.Name)
 	}
 }
