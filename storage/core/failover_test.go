@@ -52,3 +52,33 @@ func TestAnAnsweredAnnouncementIsNotSentAgain(t *testing.T) {
 		}
 	}
 }
+
+// An answer to an announcement marks the clone announced only when it is
+// about the clone's own predecessor, and only once: an answer naming
+// another member leaves the clone to be announced again, and the same
+// answer a second time writes nothing.
+func TestAnAnnouncementsAnswerMustNameThePredecessor(t *testing.T) {
+	w := newWorld(t)
+	v, clone := failoverCutOff(w)
+	b := w.sites[clusterB]
+	stranger := chain.Ref{Cluster: clusterA, Volume: "a0000000-0000-4000-8000-000000000977"}
+	answer := func(member chain.Ref) core.Effects {
+		t.Helper()
+		_, effects, err := b.Decide().Answer(core.Answer{Request: core.Request{Kind: core.AnnounceSuccessor,
+			Member: member, Successor: clone.Ref, Root: clone.Root}})
+		w.must(err)
+		return effects
+	}
+	if effects := answer(stranger); len(effects.Writes) != 0 {
+		t.Errorf("an answer about %s, not the clone's predecessor: writes %d records, want none", stranger, len(effects.Writes))
+	}
+	w.must(core.Commit(b.Store(), answer(v.Ref).Writes))
+	got, err := b.Volume(clone.Ref)
+	w.must(err)
+	if !got.SuccessorAnnounced {
+		t.Fatalf("the predecessor's answer did not mark %s announced", clone.Ref)
+	}
+	if effects := answer(v.Ref); len(effects.Writes) != 0 {
+		t.Errorf("the same answer again writes %d records, want none", len(effects.Writes))
+	}
+}
