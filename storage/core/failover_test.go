@@ -82,3 +82,28 @@ func TestAnAnnouncementsAnswerMustNameThePredecessor(t *testing.T) {
 		t.Errorf("the same answer again writes %d records, want none", len(effects.Writes))
 	}
 }
+
+// Handover names a final snapshot only for a fenced member that no
+// successor followed yet: a live primary writes on after any snapshot it
+// shipped, and a superseded member's last snapshot is no longer the chain's.
+func TestHandoverNamesAFinalSnapshotOnlyForAFencedEnd(t *testing.T) {
+	w := newWorld(t)
+	a := w.sites[clusterA]
+	v := createProtected(w)
+	if h, err := a.Handover(v.Ref); err != nil || h.State != chain.Active || h.Final != "" {
+		t.Errorf("Handover of the live primary: %+v, %v; want Active and no final snapshot", h, err)
+	}
+	_, err := a.Demote(v.Ref)
+	w.must(err)
+	if !resyncUntilReady(w, a, v.Ref, clusterA) {
+		t.Fatal("the final sync never arrived")
+	}
+	if h, err := a.Handover(v.Ref); err != nil || h.Final == "" {
+		t.Fatalf("Handover of the fenced member after its final sync: %+v, %v; want its final snapshot", h, err)
+	}
+	successor := chain.Ref{Cluster: clusterB, Volume: "b0000000-0000-4000-8000-000000000931"}
+	w.must(a.LearnSuccessor(v.Ref, successor))
+	if h, err := a.Handover(v.Ref); err != nil || h.Successor != successor || h.Final != "" {
+		t.Errorf("Handover of a superseded member: %+v, %v; want its successor and no final snapshot", h, err)
+	}
+}
