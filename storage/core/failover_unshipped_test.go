@@ -81,3 +81,41 @@ func TestAFailoverBackFromAPredecessorsFirstSnapshot(t *testing.T) {
 		t.Fatalf("fail over %s back to A: origin %+v, %v; want v1's final snapshot %s", v2.Ref, v3.Origin, err, final.Name)
 	}
 }
+
+// The same fail-over back, on a site that holds an older member of the
+// chain too: A:v1 → B:v2 → A:v3 → B:v4, v4 cut off before it shipped. A
+// still holds v1, which lists before v3 and lacks v3's final snapshot;
+// the clone starts from v3's, which only v3 holds.
+func TestAFailoverBackPassesOverAnOlderMemberOfTheChain(t *testing.T) {
+	w := newWorld(t)
+	a, b := w.sites[clusterA], w.sites[clusterB]
+	relocate := func(from, to *core.Site, member chain.Ref) core.Volume {
+		t.Helper()
+		_, err := from.Demote(member)
+		w.must(err)
+		if !resyncUntilReady(w, from, member, from.Cluster()) {
+			t.Fatalf("the final sync of %s never arrived", member)
+		}
+		clone, err := to.Failover(member, false)
+		w.must(err)
+		return clone
+	}
+	v1 := createProtected(w)
+	v2 := relocate(a, b, v1.Ref)
+	w.run(3 * time.Minute)
+	v3 := relocate(b, a, v2.Ref)
+	w.run(3 * time.Minute)
+	v4 := relocate(a, b, v3.Ref)
+	w.cut[clusterB] = true
+	pairing := pairingOf(t, a, v3.Ref)
+	final, _ := pairing.NewestShipped()
+	volumes, err := a.Store().Volumes()
+	w.must(err)
+	if len(volumes) < 2 || volumes[0].Ref != v1.Ref {
+		t.Fatalf("A lists %d volumes, first %s; want v1 %s before v3", len(volumes), volumes[0].Ref, v1.Ref)
+	}
+	v5, err := a.Failover(v4.Ref, true)
+	if err != nil || v5.Origin.GUID != final.GUID || v5.Origin.Snapshot != final.Name {
+		t.Fatalf("fail over %s back to A: origin %+v, %v; want v3's final snapshot %s", v4.Ref, v5.Origin, err, final.Name)
+	}
+}
