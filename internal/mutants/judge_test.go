@@ -2,6 +2,7 @@ package mutants
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -188,5 +189,46 @@ func TestTheUnitJudgeRunsThePackagesTests(t *testing.T) {
 		if c.want == Killed && !strings.Contains(j.Detail, "TestLess") {
 			t.Errorf("%s: the detail %q does not name the failing test", m, j.Detail)
 		}
+	}
+}
+
+// Gremlins calls a mutant of a switch's case expression not covered, since
+// no coverage block holds it; Enumerate has the tests judge it. A mutant in
+// a block no test runs stays not covered.
+func TestEnumerateJudgesCaseExpressionsByTheTests(t *testing.T) {
+	root := t.TempDir()
+	write := func(name, text string, mode os.FileMode) {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(text), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := "package p\n\nfunc Sign(a int) int {\n\tswitch {\n\tcase a < 0:\n\t\treturn -1\n\t}\n\treturn 1\n}\n\nfunc Less(a, b int) bool { return a < b }\n"
+	write("go.mod", "module example.com/m\n\ngo 1.22\n", 0o644)
+	write("p.go", src, 0o644)
+	write("p_test.go", "package p\n\nimport \"testing\"\n\nfunc TestSign(t *testing.T) {\n\tif Sign(-2) != -1 || Sign(2) != 1 {\n\t\tt.Fatal(\"Sign is wrong\")\n\t}\n}\n", 0o644)
+	// Both as gremlins' dry run reports them: not covered.
+	caseColumn := strings.Index(strings.Split(src, "\n")[4], "<") + 1
+	lessColumn := strings.Index(strings.Split(src, "\n")[10], "<") + 1
+	report := fmt.Sprintf(`{"files":[{"file_name":"p.go","mutations":[`+
+		`{"type":"CONDITIONALS_BOUNDARY","status":"NOT COVERED","line":5,"column":%d},`+
+		`{"type":"CONDITIONALS_BOUNDARY","status":"NOT COVERED","line":11,"column":%d}]}]}`, caseColumn, lessColumn)
+	gremlins := filepath.Join(t.TempDir(), "gremlins")
+	script := "#!/bin/sh\nwhile [ $# -gt 0 ]; do [ \"$1\" = --output ] && out=$2; shift; done\ncat >\"$out\" <<'EOF'\n" + report + "\nEOF\n"
+	if err := os.WriteFile(gremlins, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := &Runner{Root: root, Env: []string{"GOFLAGS=-mod=mod", "GOWORK=off"}}
+	mutants, err := Enumerate(context.Background(), r, gremlins, Target{Dir: "."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mutants) != 2 {
+		t.Fatalf("Enumerate = %v, want the two mutants", mutants)
+	}
+	if !mutants[0].Covered || mutants[0].Line != 5 {
+		t.Errorf("%s: the case expression's mutant is not covered, so no test judges it", mutants[0])
+	}
+	if mutants[1].Covered || mutants[1].Line != 11 {
+		t.Errorf("%s: a mutant in a block no test runs is covered", mutants[1])
 	}
 }

@@ -48,6 +48,17 @@ func (r Reach) Reached(file string, line, column int) bool {
 	return !seen
 }
 
+// holds says some block of the profile holds line:column of file, whether it
+// ran or not.
+func (r Reach) holds(file string, line, column int) bool {
+	for _, b := range r.blocks[file] {
+		if b.holds(line, column) {
+			return true
+		}
+	}
+	return false
+}
+
 // parseProfile reads a text coverage profile (go tool covdata textfmt) whose
 // files are named by import path under module.
 func parseProfile(text, module string) (Reach, error) {

@@ -17,7 +17,7 @@ type Checker struct {
 func NewChecker() *Checker { return &Checker{states: map[Ref]State{}} }
 
 // Check examines all records of root's chain and returns each broken
-// invariant as an error, in a deterministic order.
+// invariant as an error, sorted by message whatever order they were found in.
 func (c *Checker) Check(root Ref, records []Member) []error {
 	var problems []error
 	fail := func(format string, args ...any) {

@@ -1,6 +1,7 @@
 package chain_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -72,4 +73,20 @@ func joined(errs []error) string {
 		b.WriteString(e.Error() + "\n")
 	}
 	return b.String()
+}
+
+// The problems come sorted by message, whatever order the checks found them
+// in: a run's failure report, and its replay's, list them alike.
+func TestCheckerSortsItsProblemsByMessage(t *testing.T) {
+	c := moves(2)
+	c[0].State = chain.Active // knows its successor and still Active
+	c = append(c, chain.Member{Ref: chain.Ref{Cluster: siteB, Volume: volume(50)}, Root: c[0].Ref,
+		Generation: 1, Predecessor: chain.Ref{Cluster: siteA, Volume: volume(51)}, State: chain.Active}) // a second live end
+	problems := chain.NewChecker().Check(c[0].Ref, c)
+	if len(problems) < 2 {
+		t.Fatalf("want at least two problems to order, got %v", problems)
+	}
+	if !slices.IsSortedFunc(problems, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) }) {
+		t.Errorf("problems out of order:\n%s", joined(problems))
+	}
 }

@@ -1,6 +1,7 @@
 package chain_test
 
 import (
+	"cmp"
 	"errors"
 	"strings"
 	"testing"
@@ -103,6 +104,51 @@ func TestStateStrings(t *testing.T) {
 		chain.Demoted: "Demoted", chain.Tombstone: "Tombstone", chain.State(9): "State(9)"} {
 		if s.String() != want {
 			t.Errorf("%d.String() = %q, want %q", s, s.String(), want)
+		}
+	}
+}
+
+// Every lowercase hex digit is part of a canonical UUID: a handle refused
+// for a '9' or an 'f' is a volume no node can ever attach.
+func TestParseRefAcceptsEveryHexDigit(t *testing.T) {
+	for _, handle := range []string{
+		"01234567-89ab-4cde-8f00-000000000000:99999999-9999-4999-8999-999999999999",
+		"ffffffff-ffff-4fff-afff-ffffffffffff:aaaaaaaa-0000-4000-8000-000000000009",
+	} {
+		if r, err := chain.ParseRef(handle); err != nil || r.String() != handle {
+			t.Errorf("ParseRef(%q) = %v, %v; want it back", handle, r, err)
+		}
+	}
+}
+
+// A refused handle is quoted whole up to 80 bytes, so an operator sees what
+// was asked; beyond that it is cut, so hostile input is not echoed.
+func TestParseRefQuotesTheHandleUpTo80Bytes(t *testing.T) {
+	whole := strings.Repeat("x", 80)
+	if _, err := chain.ParseRef(whole); err == nil || !strings.Contains(err.Error(), `"`+whole+`"`) {
+		t.Errorf("ParseRef of 80 bytes: %v, want the handle quoted whole", err)
+	}
+	if _, err := chain.ParseRef(whole + "y"); err == nil || !strings.Contains(err.Error(), `"`+whole+`…"`) {
+		t.Errorf("ParseRef of 81 bytes: %v, want it cut after 80 with …", err)
+	}
+}
+
+// CompareRefs orders by cluster, then by volume within a cluster: stores
+// list their records in this order, and a listing whose order depended on
+// map iteration would make a seed's replay differ from its run.
+func TestCompareRefsOrdersByClusterThenVolume(t *testing.T) {
+	ordered := []chain.Ref{
+		{Cluster: siteA, Volume: volume(1)},
+		{Cluster: siteA, Volume: volume(2)},
+		{Cluster: siteB, Volume: volume(0)},
+		{Cluster: siteB, Volume: volume(3)},
+	}
+	for i, a := range ordered {
+		for j, b := range ordered {
+			want := cmp.Compare(i, j)
+			if got := chain.CompareRefs(a, b); got != want {
+				t.Errorf("CompareRefs(%s, %s) = %d, want %d", a, b, got, want)
+			}
 		}
 	}
 }

@@ -2,7 +2,9 @@ package chain_test
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/baton-dr/baton/storage/chain"
@@ -125,6 +127,19 @@ func TestALoopingPairIsAnErrorNotAHang(t *testing.T) {
 	_, err := chain.Resolve(newDirectory(c...), both, c[0].Ref)
 	if !errors.Is(err, chain.ErrCycle) {
 		t.Errorf("looping pair: %v, want ErrCycle", err)
+	}
+}
+
+// A loop's error says where it closes and after how many hops, so the
+// corrupt record can be found: here the end names the root as its successor.
+func TestALoopSaysWhereItClosesAndAfterHowManyHops(t *testing.T) {
+	c := moves(3) // A:v1 → B:v2 → A:v3 → B:v4
+	c[3].Successor = c[0].Ref
+	c[3].State = chain.Demoted
+	_, err := chain.Resolve(newDirectory(c...), both, c[0].Ref)
+	want := fmt.Sprintf("%s returns to %s after 3 hops", c[3].Ref, c[0].Ref)
+	if !errors.Is(err, chain.ErrCycle) || !strings.Contains(err.Error(), want) {
+		t.Errorf("a loop back to the root: %v, want ErrCycle saying %q", err, want)
 	}
 }
 

@@ -210,6 +210,23 @@ func TestLearnSuccessorRefusesASecondSuccessor(t *testing.T) {
 	}
 }
 
+// A successor on the member's own site is no fail-over's: the record is
+// refused before it fences anything, and the live primary stays writable.
+func TestLearnSuccessorOnTheSameSiteLeavesThePrimaryActive(t *testing.T) {
+	w := newWorld(t)
+	v := createProtected(w)
+	a := w.sites[clusterA]
+	sameSite := chain.Ref{Cluster: clusterA, Volume: "a0000000-0000-4000-8000-000000000901"}
+	if err := a.LearnSuccessor(v.Ref, sameSite); !errors.Is(err, core.ErrInvalid) {
+		t.Fatalf("a successor on the same site: %v, want ErrInvalid", err)
+	}
+	got, err := a.Volume(v.Ref)
+	w.must(err)
+	if got.State != chain.Active || !got.Successor.IsZero() || got.Tail != "" {
+		t.Errorf("after a refused successor: %s, successor %q, tail %q; want Active, none, none", got.State, got.Successor, got.Tail)
+	}
+}
+
 func TestStatusOfAnUnreplicatedVolume(t *testing.T) {
 	w := newWorld(t)
 	a := w.sites[clusterA]
