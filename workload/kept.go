@@ -25,7 +25,8 @@ var ErrNotAModel = errors.New("not a workload model of this package")
 // holds an older write of the history, or zeros), or corrupt (the block
 // holds what no write of the window explains: garbage, a failed checksum,
 // another volume's block, a write of the history issued after the window or
-// never issued). Held + Lost + Corrupt = Acknowledged.
+// never issued -- or no copy of the volume to read at all). Held + Lost +
+// Corrupt = Acknowledged.
 type KeptVolume struct {
 	Volume       string
 	Acknowledged int
