@@ -266,6 +266,13 @@ type SharedSites interface {
 	HeldBeside() time.Duration
 }
 
+// TailKeeper is a bed that reads an old primary's kept diverged tail back
+// after a fail-back and counts its writes (reports.KeptTail); a write in
+// neither the new chain nor the kept tail is a violation it records.
+type TailKeeper interface {
+	KeptTails() []reports.KeptTail
+}
+
 // ErrNotSupported: the bed lacks a capability a scenario asked for.
 var ErrNotSupported = errors.New("not supported on this bed")
 

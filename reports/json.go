@@ -102,11 +102,15 @@ type JSONResult struct {
 	Error        string  `json:"error,omitempty"` // why the bed errored
 	// HeldBesideMs is how long the run's waits were held up by the faults
 	// of runs beside it on the same sites (Result.HeldBeside).
-	HeldBesideMs float64         `json:"held_beside_ms,omitempty"`
-	Phases       []JSONPhase     `json:"phases"`
-	Failovers    []JSONFailover  `json:"failovers"`
-	RPOMaxMs     float64         `json:"rpo_max_ms"`
-	RTOMaxMs     float64         `json:"rto_max_ms"`
+	HeldBesideMs float64        `json:"held_beside_ms,omitempty"`
+	Phases       []JSONPhase    `json:"phases"`
+	Failovers    []JSONFailover `json:"failovers"`
+	RPOMaxMs     float64        `json:"rpo_max_ms"`
+	RTOMaxMs     float64        `json:"rto_max_ms"`
+	// TailKept is how many acknowledged writes of old primaries, after the
+	// cut, the kept tails read back after fail-backs held (KeptTails).
+	TailKept     int             `json:"tail_kept"`
+	KeptTails    []JSONKeptTail  `json:"kept_tails"`
 	Syncs        []JSONSync      `json:"syncs"`
 	BytesShipped uint64          `json:"bytes_shipped"` // sum over syncs
 	BytesChanged uint64          `json:"bytes_changed"` // sum over syncs
@@ -143,6 +147,21 @@ type JSONFailover struct {
 	RTOMs      float64 `json:"rto_ms"`
 	LossAgeMs  float64 `json:"loss_age_ms"`
 	RPOBoundMs float64 `json:"rpo_bound_ms,omitempty"`
+}
+
+// JSONKeptTail is one volume's diverged tail read back after a fail-back
+// (KeptTail): lost and corrupt writes are in neither the new chain nor it.
+type JSONKeptTail struct {
+	App          string  `json:"app"`
+	Volume       string  `json:"volume"`
+	Site         string  `json:"site"`
+	Member       string  `json:"member"`
+	FailedOverMs float64 `json:"failed_over_ms"`
+	CheckedMs    float64 `json:"checked_ms"`
+	Acknowledged int     `json:"acknowledged"`
+	Held         int     `json:"held"`
+	Lost         int     `json:"lost"`
+	Corrupt      int     `json:"corrupt"`
 }
 
 // JSONSync is one snapshot shipped between sites.
@@ -256,7 +275,7 @@ func jsonResult(result Result) JSONResult {
 		EventLogHash: result.EventLogHash, Started: timestamp(result.Started), DurationMs: milliseconds(result.Duration),
 		Error: result.Error, HeldBesideMs: milliseconds(result.HeldBeside), RPOMaxMs: milliseconds(worstRPO(result)),
 		RTOMaxMs: milliseconds(worstRTO(result)), BytesShipped: shipped, BytesChanged: changed,
-		Phases: []JSONPhase{}, Failovers: []JSONFailover{}, Syncs: []JSONSync{}, Chains: []JSONChain{},
+		Phases: []JSONPhase{}, Failovers: []JSONFailover{}, KeptTails: []JSONKeptTail{}, Syncs: []JSONSync{}, Chains: []JSONChain{},
 		Violations: []JSONViolation{}, Bugs: result.Bugs}
 	for _, phase := range result.Phases {
 		out.Phases = append(out.Phases, JSONPhase{Name: phase.Name, StartMs: milliseconds(offset(result, phase.Start)),
@@ -267,6 +286,12 @@ func jsonResult(result Result) JSONResult {
 			Planned: f.Planned, AtMs: milliseconds(offset(result, f.At)), LostWrites: f.LostWrites,
 			RPOMs: milliseconds(f.RPO), RTOMs: milliseconds(f.RTO), LossAgeMs: milliseconds(f.LossAge),
 			RPOBoundMs: milliseconds(f.RPOBound)})
+	}
+	for _, k := range result.KeptTails {
+		out.TailKept += k.Held
+		out.KeptTails = append(out.KeptTails, JSONKeptTail{App: k.App, Volume: k.Volume, Site: k.Site, Member: k.Member,
+			FailedOverMs: milliseconds(offset(result, k.FailedOver)), CheckedMs: milliseconds(offset(result, k.Checked)),
+			Acknowledged: k.Acknowledged, Held: k.Held, Lost: k.Lost, Corrupt: k.Corrupt})
 	}
 	for _, s := range result.Syncs {
 		out.Syncs = append(out.Syncs, JSONSync{Volume: s.Volume, From: s.From, To: s.To,

@@ -52,11 +52,14 @@ type Result struct {
 	Duration     time.Duration // simulated (or wall) duration
 	Phases       []Phase
 	Failovers    []Failover
-	Syncs        []Sync
-	Chains       []Chain
-	Violations   []Violation
-	Timeline     []Event // what the timeline draws, in time order
-	Error        string  // for Errored
+	// KeptTails are the diverged tails read back after a fail-back, one
+	// per volume of each unplanned move the bed checked.
+	KeptTails  []KeptTail
+	Syncs      []Sync
+	Chains     []Chain
+	Violations []Violation
+	Timeline   []Event // what the timeline draws, in time order
+	Error      string  // for Errored
 	// HeldBeside is how long the run's waits were held up by the faults of
 	// runs beside it on the same sites, not counted against their limits
 	// (the real bed side by side; zero elsewhere).
@@ -102,6 +105,26 @@ type Failover struct {
 	// RPOBound is what an unplanned move's RPO was allowed
 	// (bed.RecoveryFloor). Zero for a planned move, or nothing lost.
 	RPOBound time.Duration
+}
+
+// KeptTail is one volume's diverged tail, read back after the fail-back:
+// the acknowledged writes the old primary made after the cut -- the
+// application's own that the fail-over lost, and its tail instance's --
+// counted in the snapshot the superseded member kept (workload.CheckKept).
+// Lost and Corrupt writes are in neither the new chain nor the kept tail.
+type KeptTail struct {
+	App    string
+	Volume string
+	Site   string // the old primary's
+	Member string // the superseded member's ref
+	// FailedOver is when the unplanned move began; Checked when the tail
+	// was read back.
+	FailedOver   time.Time
+	Checked      time.Time
+	Acknowledged int
+	Held         int
+	Lost         int
+	Corrupt      int
 }
 
 // Sync is one shipment of a snapshot between sites.

@@ -47,6 +47,9 @@ func (sc Scenario) RunChaos(b bed.Bed, options Options) (reports.Result, Chaos) 
 	}
 	result.Violations = b.Violations()
 	result.Timeline = b.Timeline()
+	if keeper, ok := b.(bed.TailKeeper); ok {
+		result.KeptTails = keeper.KeptTails()
+	}
 	if chains, chainErr := b.Chains(); chainErr == nil {
 		result.Chains = chains
 	}

@@ -41,6 +41,10 @@ const (
 	DanglingRef
 	// Malformed: an application structure that does not parse.
 	Malformed
+	// NotKept: a kept copy (the old primary's diverged tail, CheckKept)
+	// lacks an acknowledged write: its block holds an older write, zeros,
+	// or what no write explains.
+	NotKept
 )
 
 func (k ViolationKind) String() string {
@@ -65,6 +69,8 @@ func (k ViolationKind) String() string {
 		return "dangling-ref"
 	case Malformed:
 		return "malformed"
+	case NotKept:
+		return "not-kept"
 	}
 	return fmt.Sprintf("ViolationKind(%d)", uint8(k))
 }

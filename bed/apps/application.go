@@ -72,10 +72,14 @@ func (m *model) Verify(pod Pod, now time.Time, _ func() (time.Time, error)) (wor
 
 func (m *model) Resume(_ Pod, verdict workload.Verdict) error { return m.workload.Resume(verdict) }
 
+// TailName is the name the tail instance of an application writes under:
+// what a check of the old primary's kept tail tells its blocks by.
+func TailName(app string) string { return app + "~tail" }
+
 // Tail is a second model ("<name>~tail") writing the old devices, so that
 // the application's own history ends where the move found it.
 func (m *model) Tail(site string, pod Pod) (*ramen.Tail, error) {
-	tail, err := newModel(m.platform, m.spec, m.spec.Name+"~tail")
+	tail, err := newModel(m.platform, m.spec, TailName(m.spec.Name))
 	if err != nil {
 		return nil, fmt.Errorf("%s's tail: %w", m.spec.Name, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/baton-dr/baton/bed"
 	"github.com/baton-dr/baton/bed/apps"
 	"github.com/baton-dr/baton/bed/ramen"
+	"github.com/baton-dr/baton/reports"
 	simworld "github.com/baton-dr/baton/sim"
 	"github.com/baton-dr/baton/sim/network"
 	"github.com/baton-dr/baton/storage/chain"
@@ -96,6 +97,10 @@ type World struct {
 	observing int
 	// calls counts the simulated time of synchronous calls (calls.go).
 	calls callClock
+	// unplanned are the unplanned moves whose old primary's tail is to be
+	// read back at the fail-back; keptTails what those reads found (kept.go).
+	unplanned []unplannedMove
+	keptTails []reports.KeptTail
 }
 
 // SiteNames are the bed's two sites.

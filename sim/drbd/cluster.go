@@ -63,6 +63,10 @@ type replica struct {
 	// attaching: the disk is negotiating its first handshake after an attach
 	// (DRBD's D_NEGOTIATING, below Consistent).
 	attaching bool
+	// fenced: the read-only flag on the device (FenceDevice, BLKROSET on
+	// /dev/drbdN). It belongs to the device, not the role: it outlives a
+	// demotion and a promotion, and goes with Down or a crash.
+	fenced bool
 }
 
 type storeKey struct{ node, volume string }

@@ -139,6 +139,13 @@ func (d *device) WriteAt(p []byte, offset int64) (int, error) {
 	if offset < 0 || uint64(offset)+uint64(len(p)) > d.sizeBytes() {
 		return 0, d.ioError("write of %d bytes at %d beyond the end of the device (%d bytes)", len(p), offset, d.sizeBytes())
 	}
+	if r.fenced {
+		// The kernel refuses the write before DRBD sees it: nothing reaches
+		// a disk, the local one or a peer's, and nothing is detached.
+		d.c.logf("%s %s: write of %d bytes at %d refused: the device is fenced", r.config.Name, r.node, len(p), offset)
+		return 0, backend.Refusal(backend.ErrRefused, "drbd", "write /dev/drbd%d: Operation not permitted (fenced read-only)",
+			r.config.Minor)
+	}
 	receivers := d.c.receivers(r)
 	if len(receivers) == 0 {
 		return 0, d.ioError("neither local nor remote disk")

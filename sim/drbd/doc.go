@@ -102,6 +102,11 @@
 //     the attach -- and the handshake of the attaching disk resyncs it, a
 //     Primary included (its disk negotiates, below Consistent). make
 //     vmtest's TestFullPool* stories saw real DRBD 8.4 do each step.
+//   - FenceDevice (the node agent's fence before a demotion) makes a
+//     Primary's device read-only: its writes are refused before they reach
+//     any disk, on handles opened before the fence too; reads and flushes
+//     go on. The flag stays with the device across role changes, as
+//     BLKROSET on /dev/drbdN does, until lifted or the resource goes down.
 //   - Not modelled: network latency and bandwidth of replicated writes (resync
 //     bandwidth only), discard-my-data recovery, online verify, resize, adjusting a live
 //     resource.
