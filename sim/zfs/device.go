@@ -53,19 +53,26 @@ func (d *device) ReadAt(buf []byte, offset int64) (int, error) {
 	if offset < 0 {
 		return 0, backend.Refusal(backend.ErrInvalid, tool, "%s: Invalid argument", d.pool.devicePath(v.name))
 	}
-	if uint64(offset) >= v.sizeBytes {
+	return readBlocks(buf, offset, v.sizeBytes, v.blockSizeBytes, v.current)
+}
+
+// readBlocks reads size bytes of blocks of blockSize from offset into buf,
+// as find gives them (nil: a hole, read as zeros). Reading past the end
+// returns io.EOF. The volume's device and a snapshot's view read so.
+func readBlocks(buf []byte, offset int64, size, blockSize uint64, find func(index uint64) *block) (int, error) {
+	if uint64(offset) >= size {
 		return 0, io.EOF
 	}
 	n := len(buf)
-	if rest := v.sizeBytes - uint64(offset); uint64(n) > rest {
+	if rest := size - uint64(offset); uint64(n) > rest {
 		n = int(rest)
 	}
 	for done := 0; done < n; {
 		at := uint64(offset) + uint64(done)
-		index, within := at/v.blockSizeBytes, at%v.blockSizeBytes
-		chunk := min(uint64(n-done), v.blockSizeBytes-within)
+		index, within := at/blockSize, at%blockSize
+		chunk := min(uint64(n-done), blockSize-within)
 		out := buf[done : done+int(chunk)]
-		if b := v.current(index); b != nil {
+		if b := find(index); b != nil {
 			copy(out, b.data[within:])
 		} else {
 			clear(out)

@@ -1,8 +1,6 @@
 package zfs
 
 import (
-	"io"
-
 	"github.com/baton-dr/baton/storage/backend"
 )
 
@@ -43,30 +41,9 @@ func (s *SnapshotView) ReadAt(buf []byte, offset int64) (int, error) {
 	if offset < 0 {
 		return 0, backend.Refusal(backend.ErrInvalid, tool, "%s: Invalid argument", s.path)
 	}
-	size, blockSize := s.snapshot.sizeBytes, s.snapshot.volume.blockSizeBytes
-	if uint64(offset) >= size {
-		return 0, io.EOF
-	}
-	n := len(buf)
-	if rest := size - uint64(offset); uint64(n) > rest {
-		n = int(rest)
-	}
-	for done := 0; done < n; {
-		at := uint64(offset) + uint64(done)
-		index, within := at/blockSize, at%blockSize
-		chunk := min(uint64(n-done), blockSize-within)
-		out := buf[done : done+int(chunk)]
-		if b := lookup(s.snapshot.root, index); b != nil {
-			copy(out, b.data[within:])
-		} else {
-			clear(out)
-		}
-		done += int(chunk)
-	}
-	if n < len(buf) {
-		return n, io.EOF
-	}
-	return n, nil
+	root := s.snapshot.root
+	return readBlocks(buf, offset, s.snapshot.sizeBytes, s.snapshot.volume.blockSizeBytes,
+		func(index uint64) *block { return lookup(root, index) })
 }
 
 // live refuses a view whose snapshot was destroyed (or whose volume was).
