@@ -60,6 +60,10 @@ type replica struct {
 	peerOutdated map[string]bool
 	quorum       bool
 	down         bool // gone (Down or crash): its device handles fail
+	// peerNodes and diskfulPeerNodes are the other nodes of config, sorted:
+	// config never changes while the replica is up, and every block of I/O
+	// asks for them.
+	peerNodes, diskfulPeerNodes []string
 	// attaching: the disk is negotiating its first handshake after an attach
 	// (DRBD's D_NEGOTIATING, below Consistent).
 	attaching bool
@@ -215,7 +219,12 @@ func (c *Cluster) replicaOf(resource, name string) *replica {
 
 // upReplicas lists the resource's replicas, by node name.
 func (c *Cluster) upReplicas(resource string) []*replica {
-	var out []*replica
+	return c.appendUpReplicas(nil, resource)
+}
+
+// appendUpReplicas appends the resource's replicas to out, by node name: a
+// caller on the I/O path passes a buffer on its stack.
+func (c *Cluster) appendUpReplicas(out []*replica, resource string) []*replica {
 	for _, name := range c.names {
 		if r := c.replicaOf(resource, name); r != nil {
 			out = append(out, r)
@@ -240,23 +249,20 @@ func (c *Cluster) connected(r *replica, peer string) bool {
 	return ok
 }
 
-// peers lists the other nodes of the replica's configuration, sorted.
-func (r *replica) peers() []string {
-	var out []string
-	for _, n := range r.config.Nodes {
-		if n.Node != r.node {
-			out = append(out, n.Node)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
+// peers lists the other nodes of the replica's configuration, sorted. The
+// slice is shared: callers read it only.
+func (r *replica) peers() []string { return r.peerNodes }
 
-// diskfulPeers lists the peers that hold a copy of the data.
-func (r *replica) diskfulPeers() []string {
+// diskfulPeers lists the peers that hold a copy of the data, sorted; shared as
+// peers is.
+func (r *replica) diskfulPeers() []string { return r.diskfulPeerNodes }
+
+// otherNodes lists config's nodes other than node, sorted; with diskfulOnly,
+// only those with a backing volume.
+func otherNodes(config backend.ResourceConfig, node string, diskfulOnly bool) []string {
 	var out []string
-	for _, n := range r.config.Nodes {
-		if n.Node != r.node && n.Volume != "" {
+	for _, n := range config.Nodes {
+		if n.Node != node && (!diskfulOnly || n.Volume != "") {
 			out = append(out, n.Node)
 		}
 	}

@@ -8,7 +8,8 @@ import (
 // replicas' states: first every connection that no longer holds drops, then
 // every pair that can connect does, in node-name order.
 func (c *Cluster) observe(resource string) {
-	ups := c.upReplicas(resource)
+	var buf [8]*replica // every block of I/O observes: no heap for a few replicas
+	ups := c.appendUpReplicas(buf[:0], resource)
 	for i, a := range ups {
 		for _, b := range ups[i+1:] {
 			if _, ok := c.conns[keyOf(resource, a.node, b.node)]; ok && !c.canConnect(a, b) {
@@ -25,7 +26,7 @@ func (c *Cluster) observe(resource string) {
 	}
 	c.outdateWeak(ups)
 	c.reconcile(ups)
-	c.updateQuorum(resource)
+	c.updateQuorum(resource, ups)
 }
 
 // reconcile re-handshakes connections whose two sides hold different

@@ -7,13 +7,19 @@ func (c *Cluster) hasQuorum(r *replica) bool {
 	if !c.opts.Quorum {
 		return true
 	}
-	votes := 1 + len(c.connectedPeers(r))
+	votes := 1
+	for _, peer := range r.peers() {
+		if c.connected(r, peer) {
+			votes++
+		}
+	}
 	return 2*votes > len(r.config.Nodes)
 }
 
-// updateQuorum records and logs quorum changes of the resource's replicas.
-func (c *Cluster) updateQuorum(resource string) {
-	for _, r := range c.upReplicas(resource) {
+// updateQuorum records and logs quorum changes of the resource's up
+// replicas, ups.
+func (c *Cluster) updateQuorum(resource string, ups []*replica) {
+	for _, r := range ups {
 		q := c.hasQuorum(r)
 		if q != r.quorum {
 			c.logf("%s %s: quorum( %s -> %s )", resource, r.node, yesNo(r.quorum), yesNo(q))

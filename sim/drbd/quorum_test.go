@@ -71,3 +71,19 @@ func TestQuorumOffAlwaysReportsQuorum(t *testing.T) {
 		t.Error("without quorum configured a node reports no quorum")
 	}
 }
+
+// Every block of I/O observes its resource, so observing a steady, Connected
+// resource with quorum allocates nothing: the peers are listed once, when the
+// replica comes up, and the votes are counted, not collected.
+func TestObservingASteadyResourceAllocatesNothing(t *testing.T) {
+	site := newSimSite(t, 3, func(o *Options) { o.Quorum = true })
+	res := newSimResource(t, site, "r0", 3)
+	res.start()
+	res.must(res.r[0].Primary("r0", false))
+	if !res.status(0).Quorum {
+		t.Fatal("node-0 has no quorum with all 3 nodes Connected")
+	}
+	if allocs := testing.AllocsPerRun(100, func() { site.cluster.observe("r0") }); allocs != 0 {
+		t.Errorf("observe allocates %.1f times, want 0", allocs)
+	}
+}

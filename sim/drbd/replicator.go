@@ -122,7 +122,8 @@ func (v *nodeView) Up(config backend.ResourceConfig) error {
 		return err
 	}
 	r := &replica{node: v.name, config: copyConfig(config), self: self, role: backend.Secondary,
-		standAlone: map[string]bool{}, tl: map[string]*blockSet{}, peerOutdated: map[string]bool{}, quorum: true}
+		standAlone: map[string]bool{}, tl: map[string]*blockSet{}, peerOutdated: map[string]bool{}, quorum: true,
+		peerNodes: otherNodes(config, v.name, false), diskfulPeerNodes: otherNodes(config, v.name, true)}
 	if self.Volume != "" {
 		if err := v.attach(n, r); err != nil {
 			return err
