@@ -100,13 +100,13 @@ func (d *device) WriteAt(data []byte, offset int64) (int, error) {
 	if err := d.usable(OpWrite); err != nil {
 		return 0, err
 	}
+	// The path is built only for a refusal: every block of I/O comes here.
 	p, v := d.pool, d.volume
-	path := p.devicePath(v.name)
 	if v.readOnly {
-		return 0, backend.Refusal(backend.ErrRefused, tool, "cannot write '%s': Read-only file system", path)
+		return 0, backend.Refusal(backend.ErrRefused, tool, "cannot write '%s': Read-only file system", p.devicePath(v.name))
 	}
 	if offset < 0 || uint64(offset) > v.sizeBytes || uint64(len(data)) > v.sizeBytes-uint64(offset) {
-		return 0, backend.Refusal(backend.ErrInvalid, tool, "cannot write '%s': No space left on device", path)
+		return 0, backend.Refusal(backend.ErrInvalid, tool, "cannot write '%s': No space left on device", p.devicePath(v.name))
 	}
 	if len(data) == 0 || v.holeStays(data, uint64(offset)) {
 		return len(data), nil
@@ -122,7 +122,7 @@ func (d *device) WriteAt(data []byte, offset int64) (int, error) {
 	next := v.charge()
 	next.pendingExtraBytes += extra
 	if !p.fits(0, v, next) {
-		return 0, backend.Refusal(backend.ErrPoolFull, tool, "cannot write '%s': No space left on device", path)
+		return 0, backend.Refusal(backend.ErrPoolFull, tool, "cannot write '%s': No space left on device", p.devicePath(v.name))
 	}
 	for index := first; index <= last; index++ {
 		v.writeBlock(index, data, uint64(offset))

@@ -91,3 +91,23 @@ func TestRollbackDiscardsCachedWrites(t *testing.T) {
 	mustDo(t, dev.Close())
 	mustDo(t, p.Verify())
 }
+
+// A write over a block already in the cache allocates nothing: the device's
+// path, which only a refusal prints, is not built for every write.
+func TestRewritingACachedBlockAllocatesNothing(t *testing.T) {
+	p := New(Options{SizeBytes: 1 << 30, Seed: 1})
+	mustDo(t, p.CreateVolume("v", 1<<20, backend.Thin))
+	dev, err := p.Open("v")
+	mustDo(t, err)
+	data := bytes.Repeat([]byte{7}, 4096)
+	_, err = dev.WriteAt(data, 0)
+	mustDo(t, err)
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, err := dev.WriteAt(data, 0); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("rewriting a cached block allocates %.1f times, want 0", allocs)
+	}
+}
