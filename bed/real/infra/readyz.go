@@ -20,9 +20,10 @@ const (
 	// WaitUnanswered waits for it: the bring-up asks a cluster whose API
 	// server may still be starting.
 	WaitUnanswered Unanswered = iota
-	// FailUnanswered fails at once: attaching asks a bed that should be up,
-	// and if it does not answer it is down; a wait would only put off
-	// saying so.
+	// FailUnanswered fails at once if it has not answered yet: attaching
+	// asks a bed that should be up, and if it does not answer it is down;
+	// a wait would only put off saying so. Once it answered, its silence
+	// (an ask the limit cut short, a restart) is waited out.
 	FailUnanswered
 )
 
@@ -34,12 +35,13 @@ const readyzPause = 250 * time.Millisecond
 // loaded API server's etcd check fails for moments (once failing a bring-up
 // that asked only once, and at a load of 50 erroring a story before its
 // first step). No answer at all is waited for or not as unanswered says.
-// The error names host and the last thing it said.
+// The error names host and the last thing it said (or, if it never
+// answered, the last error).
 func WaitReadyz(ctx context.Context, client kubernetes.Interface, host string, limit time.Duration,
 	unanswered Unanswered) error {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	answered := false
+	var answer, last error // the server's last answer; the last error of any kind
 	for {
 		_, err := client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
 		if err == nil {
@@ -47,15 +49,16 @@ func WaitReadyz(ctx context.Context, client kubernetes.Interface, host string, l
 		}
 		var status apierrors.APIStatus
 		if errors.As(err, &status) {
-			answered = true
-		} else if unanswered == FailUnanswered {
+			answer = err
+		} else if answer == nil && unanswered == FailUnanswered {
 			return fmt.Errorf("its API server at %s does not answer: %w", host, err)
 		}
+		last = err
 		if poll.Pause(ctx, readyzPause) != nil {
-			if !answered {
-				return fmt.Errorf("its API server at %s did not answer within %s: %w", host, limit, err)
+			if answer == nil {
+				return fmt.Errorf("its API server at %s did not answer within %s: %w", host, limit, last)
 			}
-			return fmt.Errorf("its API server at %s is not ready within %s: %w", host, limit, err)
+			return fmt.Errorf("its API server at %s is not ready within %s: %w", host, limit, answer)
 		}
 	}
 }
