@@ -22,11 +22,11 @@ var ErrNotAModel = errors.New("not a workload model of this package")
 // Each acknowledged write of the window is held (the copy's block holds it,
 // or a later write to the block: the writer's own, or one of the named
 // overwriters' -- the tail instance the old site wrote on), lost (the block
-// holds an older write of the history, or zeros), or corrupt (the block
+// holds an older write of the history, or zeros -- or there is no copy of
+// the volume to read at all: nothing holds the write), or corrupt (the block
 // holds what no write of the window explains: garbage, a failed checksum,
 // another volume's block, a write of the history issued after the window or
-// never issued -- or no copy of the volume to read at all). Held + Lost +
-// Corrupt = Acknowledged.
+// never issued). Held + Lost + Corrupt = Acknowledged.
 type KeptVolume struct {
 	Volume       string
 	Acknowledged int
@@ -141,6 +141,12 @@ func (h *history) checkKept(dev backend.Device, fromNanos, untilNanos int64, oth
 		writes := acked[block]
 		last := h.describe(writes[len(writes)-1])
 		kv.Acknowledged += len(writes)
+		if dev == nil {
+			kv.Lost += len(writes)
+			r.add(NotKept, block, last, fmt.Sprintf("no kept copy of the volume: the window's %d acknowledged writes to the block lost",
+				len(writes)))
+			continue
+		}
 		s := h.keptState(dev, block, writes, untilNanos, others)
 		switch {
 		case s.finding != "":
@@ -190,9 +196,6 @@ type keptBlock struct {
 func (h *history) keptState(dev backend.Device, block uint64, writes []int, untilNanos int64,
 	others [][nameSizeBytes]byte) keptBlock {
 	none := keptBlock{found: -1}
-	if dev == nil {
-		return keptBlock{found: -1, finding: "no device"}
-	}
 	if err := readBlock(dev, block, h.read); err != nil {
 		return keptBlock{found: -1, finding: "an unreadable block: " + err.Error()}
 	}

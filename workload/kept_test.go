@@ -112,6 +112,28 @@ func TestCheckKeptCountsCorruptBlocks(t *testing.T) {
 	})
 }
 
+// A volume with no kept copy to read (the tail snapshot is missing) holds
+// none of the window's writes: each is lost, and named; none is corrupt, for
+// no block was read that a write could fail to explain.
+func TestCheckKeptCountsAMissingCopyLost(t *testing.T) {
+	onEachModel(t, 9, func(t *testing.T, w Workload) {
+		tail := tailOf(t, w)
+		old, _, cut, last := failedOver(t, w, tail)
+		for _, name := range old.names() {
+			devices := old.devices()
+			delete(devices, name)
+			kept, err := CheckKept(w, devices, cut, last, tail.Name())
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, _ := kept.volume(name)
+			if v.Acknowledged > 0 && (v.Lost != v.Acknowledged || v.Corrupt != 0 || len(v.Findings) == 0) {
+				t.Fatalf("%s without a copy does not count its writes lost:\n%s", name, kept)
+			}
+		}
+	})
+}
+
 // Only this package's models have a history to check a copy against.
 func TestCheckKeptRefusesOtherWorkloads(t *testing.T) {
 	w := NewGitea("gitea", pcg(1))

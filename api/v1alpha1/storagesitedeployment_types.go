@@ -98,6 +98,26 @@ const (
 	StorageSiteDeploymentFailed StorageSiteDeploymentPhase = "Failed"
 )
 
+// storageSiteDeploymentPhaseOrder is the order a run goes through its
+// phases. Failed comes last: a run can fail from any phase and stays Failed.
+var storageSiteDeploymentPhaseOrder = [...]StorageSiteDeploymentPhase{
+	StorageSiteDeploymentPending, StorageSiteDeploymentDiscovering, StorageSiteDeploymentDrafted,
+	StorageSiteDeploymentDeploying, StorageSiteDeploymentOnline, StorageSiteDeploymentFailed,
+}
+
+// Rank is the phase's place in the order of one run, from 1 for Pending to
+// Failed last. The empty phase (a request its reconciler has not written yet)
+// and any unknown one rank 0, before Pending. A run's phase only moves to a
+// higher rank: the hub keeps it so and the beds check it.
+func (p StorageSiteDeploymentPhase) Rank() int {
+	for i, phase := range storageSiteDeploymentPhaseOrder {
+		if phase == p {
+			return i + 1
+		}
+	}
+	return 0
+}
+
 // DefaultSiteNamespace is the namespace of a site's operator, where the
 // request's objects are created unless the request names another.
 const DefaultSiteNamespace = "baton-system"

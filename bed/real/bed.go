@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
@@ -165,8 +164,8 @@ func (b *Bed) attach(ctx context.Context, c infra.Cluster) (*site, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := apiServerReady(ctx, clientset, readyLimit); err != nil {
-		return nil, fmt.Errorf("%s cannot be reached (its API server at %s): is the real bed up? (make realbed): %w", c.Name, host, err)
+	if err := infra.WaitReadyz(ctx, clientset, host, readyLimit, infra.FailUnanswered); err != nil {
+		return nil, fmt.Errorf("%s cannot be reached: is the real bed up? (make realbed): %w", c.Name, err)
 	}
 	if _, err := clientset.AppsV1().Deployments("baton-system").Get(ctx, "baton-controller", metav1.GetOptions{}); err != nil {
 		return nil, fmt.Errorf("%s: baton is not deployed there (make realbed deploys it): %w", c.Name, err)
@@ -304,26 +303,3 @@ func (b *Bed) reaches(site string) bool {
 // (seen at a load of 50: "[-]etcd failed", and a story errored before its
 // first step), which is no verdict on the story.
 const readyLimit = 2 * time.Minute
-
-// readyPause is the pause between two looks at /readyz.
-const readyPause = 250 * time.Millisecond
-
-// apiServerReady waits, up to limit, until the API server's /readyz
-// passes. A server that does not answer at all fails at once: the bed is
-// down, and waiting would only put off saying so.
-func apiServerReady(ctx context.Context, c kubernetes.Interface, limit time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-	for {
-		_, err := c.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
-		var answered apierrors.APIStatus
-		if err == nil || !errors.As(err, &answered) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("not ready within %s: %w", limit, err)
-		case <-time.After(readyPause):
-		}
-	}
-}

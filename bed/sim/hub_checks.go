@@ -58,12 +58,6 @@ type phaseSeen struct {
 	phase v1.StorageSiteDeploymentPhase
 }
 
-// phaseRank orders the phases of one run.
-var phaseRank = map[v1.StorageSiteDeploymentPhase]int{
-	v1.StorageSiteDeploymentPending: 0, v1.StorageSiteDeploymentDiscovering: 1, v1.StorageSiteDeploymentDrafted: 2,
-	v1.StorageSiteDeploymentDeploying: 3, v1.StorageSiteDeploymentOnline: 4, v1.StorageSiteDeploymentFailed: 5,
-}
-
 func newHubChecks(h *Hub) *hubChecks {
 	c := &hubChecks{hub: h, writes: map[types.NamespacedName]map[int64]int{}, runs: map[string]string{},
 		discoveries: map[types.NamespacedName]map[string]string{}, phases: map[types.NamespacedName]phaseSeen{},
@@ -175,7 +169,7 @@ func (c *hubChecks) afterDeployment(key types.NamespacedName) {
 		return
 	}
 	last, seen := c.phases[key]
-	if seen && last.run == status.Run && phaseRank[status.Phase] < phaseRank[last.phase] {
+	if seen && last.run == status.Run && status.Phase.Rank() < last.phase.Rank() {
 		c.violate(invariantPhase, fmt.Sprintf("%s went from %s back to %s on run %s", key, last.phase, status.Phase, status.Run))
 	}
 	if seen && last.run == status.Run && last.phase == v1.StorageSiteDeploymentFailed && status.Phase != last.phase {

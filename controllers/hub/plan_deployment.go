@@ -315,19 +315,13 @@ func deploymentPhase(failed bool, discovered metav1.Condition, draft *v1.Cluster
 	return v1.StorageSiteDeploymentDiscovering
 }
 
-// phaseOrder ranks the phases of one run.
-var phaseOrder = map[v1.StorageSiteDeploymentPhase]int{
-	v1.StorageSiteDeploymentPending: 0, v1.StorageSiteDeploymentDiscovering: 1, v1.StorageSiteDeploymentDrafted: 2,
-	v1.StorageSiteDeploymentDeploying: 3, v1.StorageSiteDeploymentOnline: 4, v1.StorageSiteDeploymentFailed: 5,
-}
-
 // forwardOnly keeps a run's phase from going back. A pass can observe less
 // than an earlier one did -- a view the site's agent failed to read this time
 // (its API server answered 503) projects no draft -- but what a run reached
 // it does not unreach: a lost observation is the conditions' news (they say
 // what the pass waits for), not the phase's. Failed is final on a run.
 func forwardOnly(recorded, observed v1.StorageSiteDeploymentPhase) v1.StorageSiteDeploymentPhase {
-	if rank, known := phaseOrder[recorded]; known && rank > phaseOrder[observed] {
+	if recorded.Rank() > observed.Rank() {
 		return recorded
 	}
 	return observed

@@ -1,10 +1,8 @@
 package site
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"math"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -16,11 +14,6 @@ import (
 // whose record it is: one namespace may hold the records of several clusters.
 const ClusterLabel = "storage.baton.dev/cluster"
 
-// ErrUnrepresentable reports a record that a CRD cannot hold exactly: a value
-// out of the field's range, or a state the API has no word for. It is refused
-// before anything is written, never stored approximately.
-var ErrUnrepresentable = errors.New("record cannot be kept in a CRD")
-
 // volumeName names a local member's Volume and its Replication (the pairing
 // is the member's): the volume's UUID.
 func volumeName(ref chain.Ref) string { return string(ref.Volume) }
@@ -29,35 +22,6 @@ func volumeName(ref chain.Ref) string { return string(ref.Volume) }
 // a DNS subdomain that sorts like the ref.
 func replicaName(source chain.Ref) string {
 	return string(source.Cluster) + "." + string(source.Volume)
-}
-
-func toInt64(what string, v uint64) (int64, error) {
-	if v > math.MaxInt64 {
-		return 0, fmt.Errorf("%w: %s %d exceeds int64", ErrUnrepresentable, what, v)
-	}
-	return int64(v), nil
-}
-
-func toInt32(what string, v int64) (int32, error) {
-	if v > math.MaxInt32 || v < math.MinInt32 {
-		return 0, fmt.Errorf("%w: %s %d exceeds int32", ErrUnrepresentable, what, v)
-	}
-	return int32(v), nil
-}
-
-func toUint64(what string, v int64) (uint64, error) {
-	if v < 0 {
-		return 0, fmt.Errorf("%s %d is negative", what, v)
-	}
-	return uint64(v), nil
-}
-
-// parseOptionalRef reads a handle that may be empty.
-func parseOptionalRef(handle string) (chain.Ref, error) {
-	if handle == "" {
-		return chain.Ref{}, nil
-	}
-	return chain.ParseRef(handle)
 }
 
 func objectMeta(key types.NamespacedName) metav1.ObjectMeta {

@@ -82,32 +82,23 @@ func (in *Infra) ready(ctx context.Context, c Cluster) error {
 	return waitReady(ctx, client, c.Name, host, readyLimit)
 }
 
-// waitReady retries until the cluster is ready or limit passes. A fresh
-// cluster's API server answers /readyz with an error for a while -- etcd's
-// check failing just after kubeadm started it once failed a bring-up that
-// asked only once -- so every error is retried; the one returned names the
-// API server if it never answered ready, and the last thing seen.
+// waitReady retries until the cluster is ready or limit passes: its API
+// server, which may still be starting, answering /readyz ready, then its
+// node and system pods Ready. The error names the cluster, and its API
+// server if that never answered ready.
 func waitReady(ctx context.Context, client kubernetes.Interface, name, host string, limit time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	answered := false
-	var last string
+	if err := WaitReadyz(ctx, client, host, limit, WaitUnanswered); err != nil {
+		return fmt.Errorf("%s cannot be reached: %w", name, err)
+	}
 	for {
-		if _, err := client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx); err != nil {
-			last = fmt.Sprintf("its API server at %s is not ready: %v", host, err)
-		} else {
-			answered = true
-			if last = notReady(ctx, client); last == "" {
-				return nil
-			}
+		last := notReady(ctx, client)
+		if last == "" {
+			return nil
 		}
-		select {
-		case <-ctx.Done():
-			if !answered {
-				return fmt.Errorf("%s cannot be reached: its API server at %s did not answer ready within %s; the last error: %s", name, host, limit, last)
-			}
+		if poll.Pause(ctx, time.Second) != nil {
 			return fmt.Errorf("%s: not ready within %s: %s", name, limit, last)
-		case <-time.After(time.Second):
 		}
 	}
 }

@@ -170,7 +170,7 @@ func (d *Deployment) Until(ctx context.Context, phase v1.StorageSiteDeploymentPh
 			return false, "not seen yet"
 		}
 		observed := last.Status.Phase
-		if observed == v1.StorageSiteDeploymentFailed || rank(observed) >= rank(phase) {
+		if observed == v1.StorageSiteDeploymentFailed || observed.Rank() >= phase.Rank() {
 			return true, ""
 		}
 		return false, fmt.Sprintf("%s (%s)", observed, summary(last))
@@ -228,13 +228,6 @@ func DeployStorage(ctx context.Context, p *steplog.Log, hub Cluster, request *v1
 	}
 	return d, d.Until(ctx, v1.StorageSiteDeploymentOnline, deployLimit)
 }
-
-var phaseRank = map[v1.StorageSiteDeploymentPhase]int{
-	v1.StorageSiteDeploymentPending: 1, v1.StorageSiteDeploymentDiscovering: 2, v1.StorageSiteDeploymentDrafted: 3,
-	v1.StorageSiteDeploymentDeploying: 4, v1.StorageSiteDeploymentOnline: 5,
-}
-
-func rank(phase v1.StorageSiteDeploymentPhase) int { return phaseRank[phase] }
 
 // summary is the request's conditions and what it projects, in one line.
 func summary(r *v1.StorageSiteDeployment) string {
