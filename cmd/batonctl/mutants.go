@@ -28,6 +28,7 @@ func newMutantsCommand() *cobra.Command {
 		plan                                 = mutants.SweepPlan{Scenarios: "all", Chaos: true}
 		bounds                               mutants.Bounds
 		jobs                                 int
+		unitOnly                             bool
 	)
 	c := &cobra.Command{
 		Use:   "mutants --gremlins PATH [TARGET...]",
@@ -42,7 +43,8 @@ a kill is kept, a survival only while the rest of the tree is unchanged.
 docs/mutants.md says how to read the report and lists the equivalent mutants.
 Run it from the module's root; make mutants builds gremlins and runs it.`,
 		Example: `  make mutants MUTANTS=storage/chain
-  batonctl mutants --gremlins ~/.cache/baton/mutants/bin/gremlins storage/core csi:replication.go`,
+  batonctl mutants --gremlins ~/.cache/baton/mutants/bin/gremlins storage/core csi:replication.go
+  make mutants MUTANTS=storage/core:resync.go,drill.go MUTANT_FLAGS=--unit-only`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if gremlins == "" {
 				return fmt.Errorf("--gremlins: the gremlins binary is needed to find the mutants (ci/mutants/gremlins.sh builds it)")
@@ -78,7 +80,7 @@ Run it from the module's root; make mutants builds gremlins and runs it.`,
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			rep, err := mutants.Run(ctx, &mutants.Runner{Root: root}, mutants.Options{
-				Gremlins: gremlins, Targets: targets, Plan: plan, Bounds: bounds, Jobs: jobs,
+				Gremlins: gremlins, Targets: targets, Plan: plan, Bounds: bounds, Jobs: jobs, UnitOnly: unitOnly,
 				Cache: mutants.Cache{Dir: cacheDir}, Equivalent: excused, Log: cmd.ErrOrStderr(),
 				Written: func(rep mutants.Report) error { return mutants.Write(out, rep) },
 			})
@@ -101,6 +103,7 @@ Run it from the module's root; make mutants builds gremlins and runs it.`,
 	c.Flags().BoolVar(&plan.Chaos, "chaos", plan.Chaos, "the sweep injects faults (--chaos)")
 	c.Flags().IntVar(&plan.Workers, "workers", 0, "the sweep's parallel runs (default: the number of CPUs)")
 	c.Flags().IntVar(&jobs, "jobs", 1, "mutants judged at once")
+	c.Flags().BoolVar(&unitOnly, "unit-only", false, "judge by the packages' tests alone: no sweep, no batonctl built per mutant")
 	c.Flags().DurationVar(&bounds.Test, "test-timeout", 5*time.Minute, "bound on a package's tests per mutant (go test -timeout)")
 	c.Flags().DurationVar(&bounds.Build, "build-timeout", 10*time.Minute, "bound on a build per mutant")
 	c.Flags().DurationVar(&bounds.Sweep, "sweep-timeout", 5*time.Minute, "bound on the sweep per mutant")

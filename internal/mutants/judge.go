@@ -37,6 +37,9 @@ const (
 	// NotJudged: the judge could not run (a build ran past its bound on a
 	// loaded machine); the mutant counts nowhere until a rerun judges it.
 	NotJudged Verdict = "not judged"
+	// NotRun: the judge was not asked (--unit-only: the sweep is left out);
+	// the mutant stands or falls by the other judge alone.
+	NotRun Verdict = "not run"
 )
 
 // Kills says the verdict counts as the judge noticing the mutant.

@@ -232,3 +232,43 @@ func TestEnumerateJudgesCaseExpressionsByTheTests(t *testing.T) {
 		t.Errorf("%s: a mutant in a block no test runs is covered", mutants[1])
 	}
 }
+
+// --unit-only judges by the package's tests alone: the sweep is not run (no
+// batonctl is built -- this module has none, so a build would say "not
+// viable"), and what the tests miss survives.
+func TestUnitOnlyLeavesTheSweepOut(t *testing.T) {
+	root := t.TempDir()
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", "module example.com/m\n\ngo 1.22\n")
+	write("p.go", "package p\n\nfunc Less(a, b int) bool { return a < b }\n")
+	write("p_test.go", "package p\n\nimport \"testing\"\n\nfunc TestLess(t *testing.T) {\n\tif !Less(1, 2) || Less(2, 1) {\n\t\tt.Fatal(\"Less is wrong\")\n\t}\n}\n")
+	r := &Runner{Root: root, Env: []string{"GOFLAGS=-mod=mod", "GOWORK=off"}}
+	o := Options{UnitOnly: true, Bounds: Bounds{Test: time.Minute, Build: 2 * time.Minute, Sweep: time.Minute}}
+	var results []Result
+	for _, m := range []Mutant{
+		{File: "p.go", Line: 3, Column: 37, Type: "CONDITIONALS_NEGATION", Covered: true}, // a >= b
+		{File: "p.go", Line: 3, Column: 37, Type: "CONDITIONALS_BOUNDARY", Covered: true}, // a <= b
+	} {
+		res, err := judgeOne(context.Background(), r, o, Tree{}, Reach{}, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Sweep.Verdict != NotRun {
+			t.Errorf("%s: the sweep's verdict is %s (%s), want %s", m, res.Sweep.Verdict, res.Sweep.Detail, NotRun)
+		}
+		results = append(results, res)
+	}
+	if results[0].Unit.Verdict != Killed || results[0].Survived() {
+		t.Errorf("the mutant the test notices: %+v", results[0])
+	}
+	if results[1].Unit.Verdict != Survived || !results[1].Survived() {
+		t.Errorf("the mutant the test misses: %+v", results[1])
+	}
+	if got := tally(results); got.KilledByUnit != 1 || got.KilledBySweep != 0 || got.Survived != 1 {
+		t.Errorf("tally = %+v", got)
+	}
+}

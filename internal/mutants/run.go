@@ -24,8 +24,11 @@ type Options struct {
 	Plan     SweepPlan
 	Bounds   Bounds
 	// Jobs is how many mutants are judged at once.
-	Jobs  int
-	Cache Cache
+	Jobs int
+	// UnitOnly leaves the sweep out: no reach run, no batonctl built per
+	// mutant; each mutant is judged by its package's tests alone.
+	UnitOnly bool
+	Cache    Cache
 	// Equivalent are the mutants docs/mutants.md excuses, by ID, with why.
 	Equivalent map[string]string
 	// Log gets a line per mutant judged.
@@ -123,6 +126,9 @@ type Report struct {
 // tests and by the sweep.
 func Run(ctx context.Context, r *Runner, o Options) (Report, error) {
 	rep := Report{Started: time.Now(), Sweep: "batonctl " + o.Plan.String() + " --stop-after 1"}
+	if o.UnitOnly {
+		rep.Sweep = "nothing else (--unit-only: the sweep not run)"
+	}
 	module, err := r.output(ctx, "go", "list", "-m")
 	if err != nil {
 		return rep, err
@@ -136,10 +142,12 @@ func Run(ctx context.Context, r *Runner, o Options) (Report, error) {
 	for _, t := range o.Targets {
 		pkgs = append(pkgs, path.Join(module, t.Dir))
 	}
-	fmt.Fprintf(o.Log, "mutants: the sweep's reach on the unmutated tree (%s)\n", o.Plan)
-	reach, err := cachedReach(ctx, r, o, tree, module, pkgs)
-	if err != nil {
-		return rep, err
+	var reach Reach
+	if !o.UnitOnly {
+		fmt.Fprintf(o.Log, "mutants: the sweep's reach on the unmutated tree (%s)\n", o.Plan)
+		if reach, err = cachedReach(ctx, r, o, tree, module, pkgs); err != nil {
+			return rep, err
+		}
 	}
 	listed := map[string]bool{}
 	for _, t := range o.Targets {
@@ -280,6 +288,8 @@ func judgeOne(ctx context.Context, r *Runner, o Options, tree Tree, reach Reach,
 	}
 	sweepKey := cacheKey("sweep", o.Plan.String(), m.File, mutated)
 	switch j, ok := o.Cache.Get(sweepKey, rest); {
+	case o.UnitOnly:
+		res.Sweep = Judgement{Verdict: NotRun}
 	case res.Unit.Verdict == NotViable:
 		res.Sweep = Judgement{Verdict: NotViable, Detail: "see the unit tests' build"}
 	case !reach.Reached(m.File, m.Line, m.Column):

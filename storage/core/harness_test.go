@@ -26,11 +26,14 @@ type world struct {
 	cut    map[chain.ClusterID]bool
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t *testing.T) *world { return newWorldOf(t, clusterA, clusterB) }
+
+// newWorldOf is a world of the sites named, each with two nodes.
+func newWorldOf(t *testing.T, clusters ...chain.ClusterID) *world {
 	w := &world{World: coretest.NewWorld(), t: t, sites: map[chain.ClusterID]*core.Site{},
 		stores: map[chain.ClusterID]*faultyStore{}, cut: map[chain.ClusterID]bool{}}
 	w.Reachable = w.reachable
-	for _, c := range []chain.ClusterID{clusterA, clusterB} {
+	for _, c := range clusters {
 		w.stores[c] = &faultyStore{Store: core.NewMemoryStore()}
 		peers := coretest.Peers{Self: c, Sites: func(c chain.ClusterID) *core.Site { return w.sites[c] }, Reachable: w.reachable}
 		s, err := core.New(core.Config{Cluster: c, Interval: time.Minute, Retention: 2, NewVolumeID: coretest.VolumeIDs(c)},
