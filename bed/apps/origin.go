@@ -27,20 +27,27 @@ func OriginTakenAt(handle string, sites ...Records) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, err
 	}
-	var volumes []core.Volume
-	var pairings []core.Pairing
+	volumes, pairings, err := recordsOf(sites)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return originIn(root, volumes, pairings)
+}
+
+// recordsOf are the volumes and pairings the sites record, all together.
+func recordsOf(sites []Records) (volumes []core.Volume, pairings []core.Pairing, err error) {
 	for _, s := range sites {
 		vs, err := s.Volumes()
 		if err != nil {
-			return time.Time{}, err
+			return nil, nil, err
 		}
 		ps, err := s.Pairings()
 		if err != nil {
-			return time.Time{}, err
+			return nil, nil, err
 		}
 		volumes, pairings = append(volumes, vs...), append(pairings, ps...)
 	}
-	return originIn(root, volumes, pairings)
+	return volumes, pairings, nil
 }
 
 // Records are a site's records, as its store holds them.
@@ -60,6 +67,36 @@ func originIn(root chain.Ref, volumes []core.Volume, pairings []core.Pairing) (t
 	case end.Origin.GUID == "":
 		return time.Time{}, fmt.Errorf("the active end %s of %s records no origin snapshot", end.Ref, root)
 	}
+	if taken, ok := takenIn(root, end.Origin.GUID, volumes, pairings); ok {
+		return taken, nil
+	}
+	return time.Time{}, fmt.Errorf("no pairing of %s's members still lists %s's origin %s", root, end.Ref, end.Origin.Snapshot)
+}
+
+// SnapshotTakenAt finds, in the records both sites hold, when the snapshot
+// of root's chain whose GUID is guid was ordered: the recovery point of a
+// copy cloned from it -- a drill's bubble, which is no member of the chain.
+func SnapshotTakenAt(handle, guid string, sites ...Records) (time.Time, error) {
+	root, err := chain.ParseRef(handle)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if guid == "" {
+		return time.Time{}, fmt.Errorf("no snapshot of %s named: its GUID is empty", root)
+	}
+	volumes, pairings, err := recordsOf(sites)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if taken, ok := takenIn(root, guid, volumes, pairings); ok {
+		return taken, nil
+	}
+	return time.Time{}, fmt.Errorf("no pairing of %s's members lists a snapshot %s", root, guid)
+}
+
+// takenIn is when the pairing of a member of root's chain that lists the
+// snapshot guid says it was ordered.
+func takenIn(root chain.Ref, guid string, volumes []core.Volume, pairings []core.Pairing) (time.Time, bool) {
 	members := map[chain.Ref]bool{}
 	for _, v := range volumes {
 		if v.Root == root {
@@ -71,12 +108,12 @@ func originIn(root chain.Ref, volumes []core.Volume, pairings []core.Pairing) (t
 			continue
 		}
 		for _, sn := range p.Snapshots {
-			if sn.GUID == end.Origin.GUID && !sn.TakenAt.IsZero() {
-				return sn.TakenAt, nil
+			if sn.GUID == guid && !sn.TakenAt.IsZero() {
+				return sn.TakenAt, true
 			}
 		}
 	}
-	return time.Time{}, fmt.Errorf("no pairing of %s's members still lists %s's origin %s", root, end.Ref, end.Origin.Snapshot)
+	return time.Time{}, false
 }
 
 // activeEnd is the Active member of root's chain of the highest generation.

@@ -76,3 +76,35 @@ func TestOriginTakenAtSaysWhyItFoundNone(t *testing.T) {
 		t.Errorf("the origin's pairing gone: %v, want an error saying no pairing lists it", err)
 	}
 }
+
+// records are a site's records as the tests give them.
+type records struct {
+	volumes  []core.Volume
+	pairings []core.Pairing
+}
+
+func (r records) Volumes() ([]core.Volume, error)   { return r.volumes, nil }
+func (r records) Pairings() ([]core.Pairing, error) { return r.pairings, nil }
+
+// A drill's bubble is cloned from any snapshot a member's pairing lists --
+// not only the active end's origin -- and its recovery point is when that
+// snapshot was ordered.
+func TestSnapshotTakenAtFindsTheBubblesSnapshot(t *testing.T) {
+	root, volumes, pairings := relocatedThenFailedOver(t)
+	siteA, siteB := records{volumes[:2], pairings[1:]}, records{volumes[2:], pairings[:1]}
+	got, err := SnapshotTakenAt(root.String(), "guid-early", siteB, siteA)
+	if want := pairings[1].Snapshots[0].TakenAt; err != nil || !got.Equal(want) {
+		t.Errorf("the early snapshot: %s, %v; want %s", got, err, want)
+	}
+	for guid, want := range map[string]string{"guid-gone": "lists a snapshot guid-gone", "": "GUID is empty"} {
+		if _, err := SnapshotTakenAt(root.String(), guid, siteA, siteB); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("snapshot %q: %v, want an error saying %q", guid, err, want)
+		}
+	}
+	// A snapshot another chain's pairing lists is no snapshot of this one.
+	other := records{pairings: []core.Pairing{{Pairing: replication.Pairing{Source: volumes[0].Ref,
+		Snapshots: []replication.Snapshot{{Name: "y-1", GUID: "guid-elsewhere", TakenAt: time.Now()}}}}}}
+	if _, err := SnapshotTakenAt(root.String(), "guid-elsewhere", other); err == nil {
+		t.Error("a snapshot of a volume no site records as the chain's was taken as the chain's")
+	}
+}

@@ -239,9 +239,5 @@ func (p *appPod) Stop() error {
 // originTakenAt finds when the snapshot the chain's active end was cloned
 // from was ordered, from both sites' records (apps.OriginTakenAt).
 func (b *Bed) originTakenAt(handle string) (time.Time, error) {
-	sites := make([]apps.Records, 0, len(b.sites))
-	for _, s := range b.sites {
-		sites = append(sites, s.store)
-	}
-	return apps.OriginTakenAt(handle, sites...)
+	return apps.OriginTakenAt(handle, b.records()...)
 }

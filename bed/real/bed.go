@@ -103,7 +103,9 @@ type Bed struct {
 	// heldBeside is how long the bed's waits were held by those cuts.
 	heldBeside time.Duration
 	// phases are the VRs' ways to what the bed asked of them (phaseLog).
-	phases    phaseLog
+	phases phaseLog
+	// drills are the drills under way (Drill), which Close ends.
+	drills    []*drill
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -212,7 +214,7 @@ func (b *Bed) Close() error {
 		if errs[0] == nil {
 			inForce.release(b.chaosTable())
 		}
-		errs = append(errs, b.apps.Close())
+		errs = append(errs, b.apps.Close(), b.endDrillsLeft())
 		for _, a := range b.apps.All() {
 			if err := b.ramen.Unprotect(a.Ramen); err != nil {
 				errs = append(errs, err)

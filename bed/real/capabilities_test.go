@@ -7,18 +7,20 @@ import (
 	"github.com/baton-dr/baton/bed"
 )
 
-// The real bed offers what it does -- partitions, and the pace a fail-over's
-// RPO bound is stated against -- and nothing it does not: a scenario asking
-// for a drill, the hub's storage requests or a fault beyond partitions
-// learns it from bed.Can before it starts, never from a "not supported"
-// recorded while it runs.
+// The real bed offers what it does -- partitions, drills, and the pace a
+// fail-over's RPO bound is stated against -- and nothing it does not: a
+// scenario asking for the hub's storage requests or a fault beyond
+// partitions learns it from bed.Can before it starts, never from a "not
+// supported" recorded while it runs.
 func TestTheRealBedOffersOnlyWhatItDoes(t *testing.T) {
 	var b bed.Bed = (*Bed)(nil)
 	if _, err := bed.Can[bed.Paced](b, "the RPO bound"); err != nil {
 		t.Errorf("the real bed states its replication interval: %v", err)
 	}
+	if _, err := bed.Can[bed.Driller](b, "a drill"); err != nil {
+		t.Errorf("the real bed runs drills: %v", err)
+	}
 	lacks := map[string]error{}
-	_, lacks["a drill"] = bed.Can[bed.Driller](b, "a drill")
 	_, lacks["the hub's storage requests"] = bed.Can[bed.StorageHub](b, "the hub's storage requests")
 	_, lacks["a degraded link"] = bed.Can[bed.LinkDegrader](b, "a degraded link")
 	_, lacks["a node crash"] = bed.Can[bed.NodeCrasher](b, "a node crash")

@@ -266,15 +266,16 @@ func (b *Bed) deployWeb(ctx context.Context, w *webApp, s *site) error {
 // MariaDB shut down cleanly if it could within its grace period).
 func (b *Bed) undeployWeb(ctx context.Context, w *webApp, s *site) error {
 	background := metav1.DeletePropagationBackground
+	namespace := w.objects.Deployments[0].Namespace // the run's, or a drill's copy's
 	for _, d := range w.objects.Deployments {
-		err := s.client.AppsV1().Deployments(b.namespace()).Delete(ctx, d.Name, metav1.DeleteOptions{PropagationPolicy: &background})
+		err := s.client.AppsV1().Deployments(namespace).Delete(ctx, d.Name, metav1.DeleteOptions{PropagationPolicy: &background})
 		if err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("%s: delete %s's Deployment %s: %w", s.Name, w.name, d.Name, err)
 		}
 	}
 	selector := "app.kubernetes.io/instance=" + w.name
 	return poll.Until(ctx, b.options.ActionLimit, func() (bool, string) {
-		pods, err := s.client.CoreV1().Pods(b.namespace()).List(ctx, metav1.ListOptions{LabelSelector: selector})
+		pods, err := s.client.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
 		if err != nil {
 			return false, err.Error()
 		}

@@ -3,12 +3,9 @@ package sim
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -18,7 +15,6 @@ import (
 	sitecontroller "github.com/baton-dr/baton/controllers/site"
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/storage/chain"
-	"github.com/baton-dr/baton/storage/core"
 	"github.com/baton-dr/baton/workload"
 )
 
@@ -155,11 +151,7 @@ func drillState(volume string, drill *v1.TestFailover, err error) string {
 	if err != nil {
 		return fmt.Sprintf("%s: %v", volume, err)
 	}
-	state := fmt.Sprintf("%s: %s", volume, drill.Status.Phase)
-	if c := meta.FindStatusCondition(drill.Status.Conditions, v1.TestFailoverReadyCondition); c != nil && c.Message != "" {
-		state += " (" + c.Reason + ": " + c.Message + ")"
-	}
-	return state
+	return volume + ": " + sitecontroller.DrillProgress(drill)
 }
 
 // verifyBubbles starts the application's copy on the bubbles' claims, on
@@ -220,38 +212,15 @@ func (w *World) endDrills(s *Site, a *apps.App, namespace string, bubbles []apps
 // drillLeftovers lists what the application's drills left on the site.
 func (w *World) drillLeftovers(s *Site, a *apps.App, namespace string, bubbles []apps.Volume) []string {
 	defer w.unfaulted()()
-	ctx := context.Background()
-	c := s.api.client(drillEngineer)
-	var left []string
+	var drills []client.ObjectKey
 	for _, v := range a.Volumes {
-		if _, err := w.readDrill(s, drillName(a.Spec.Name, v)); !apierrors.IsNotFound(err) {
-			left = append(left, "TestFailover "+drillName(a.Spec.Name, v))
-		}
+		drills = append(drills, client.ObjectKey{Namespace: siteNamespace, Name: drillName(a.Spec.Name, v)})
 	}
-	var claims corev1.PersistentVolumeClaimList
-	var volumes corev1.PersistentVolumeList
-	if err := c.List(ctx, &claims, client.InNamespace(namespace)); err != nil {
-		return append(left, err.Error())
-	}
-	if err := c.List(ctx, &volumes, client.HasLabels{sitecontroller.DrillLabel}); err != nil {
-		return append(left, err.Error())
-	}
-	for _, pvc := range claims.Items {
-		left = append(left, "PVC "+namespace+"/"+pvc.Name)
-	}
-	for _, pv := range volumes.Items {
-		left = append(left, "PV "+pv.Name)
-	}
-	records, err := s.Store.Volumes()
-	if err != nil {
-		return append(left, err.Error())
-	}
+	var handles []string
 	for _, b := range bubbles {
-		if slices.ContainsFunc(records, func(v core.Volume) bool { return v.Ref.String() == b.Handle }) {
-			left = append(left, "bubble "+b.Handle)
-		}
+		handles = append(handles, b.Handle)
 	}
-	return left
+	return sitecontroller.DrillLeftovers(context.Background(), s.api.client(drillEngineer), drills, namespace, s.Store, handles)
 }
 
 // worstLossAge is the age of the oldest write any volume lost, at the

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -334,6 +336,56 @@ func (r *TestFailoverReconciler) deleteBubble(ctx context.Context, drill *v1.Tes
 		return false, err
 	}
 	return false, r.Local.DeleteVolume(ctx, ref)
+}
+
+// DrillProgress says where a drill stands: its phase, and the Ready
+// condition's reason and message when it has one.
+func DrillProgress(drill *v1.TestFailover) string {
+	state := string(drill.Status.Phase)
+	if c := meta.FindStatusCondition(drill.Status.Conditions, v1.TestFailoverReadyCondition); c != nil && c.Message != "" {
+		state += " (" + c.Reason + ": " + c.Message + ")"
+	}
+	return state
+}
+
+// DrillLeftovers lists, one line each, what the named drills left on the
+// site once their TestFailovers were deleted: a TestFailover still there
+// (the finalizer holds it until its bubble is gone), a claim in target, a
+// PV marked as any drill's bubble, a bubble volume the site still records.
+// None once the cleanup is done. A read that fails is a line too: nothing
+// is taken as gone unseen.
+func DrillLeftovers(ctx context.Context, c client.Reader, drills []client.ObjectKey, target string,
+	records interface{ Volumes() ([]core.Volume, error) }, bubbles []string) []string {
+	var left []string
+	for _, key := range drills {
+		if err := c.Get(ctx, key, &v1.TestFailover{}); !apierrors.IsNotFound(err) {
+			left = append(left, "TestFailover "+key.Name)
+		}
+	}
+	var claims corev1.PersistentVolumeClaimList
+	var volumes corev1.PersistentVolumeList
+	if err := c.List(ctx, &claims, client.InNamespace(target)); err != nil {
+		return append(left, err.Error())
+	}
+	if err := c.List(ctx, &volumes, client.HasLabels{DrillLabel}); err != nil {
+		return append(left, err.Error())
+	}
+	for _, pvc := range claims.Items {
+		left = append(left, "PVC "+target+"/"+pvc.Name)
+	}
+	for _, pv := range volumes.Items {
+		left = append(left, "PV "+pv.Name)
+	}
+	recorded, err := records.Volumes()
+	if err != nil {
+		return append(left, err.Error())
+	}
+	for _, b := range bubbles {
+		if slices.ContainsFunc(recorded, func(v core.Volume) bool { return v.Ref.String() == b }) {
+			left = append(left, "bubble "+b)
+		}
+	}
+	return left
 }
 
 func (r *TestFailoverReconciler) SetupWithManager(m ctrl.Manager) error {

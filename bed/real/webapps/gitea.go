@@ -50,12 +50,15 @@ func NewGitea(c Config) (*Gitea, error) {
 		return nil, err
 	}
 	g := &Gitea{client: base, user: c.User, password: c.Password, repository: giteaRepository, files: map[string]string{}}
-	g.api.auth = func(r *http.Request) {
-		if g.token != "" {
-			r.Header.Set("Authorization", "token "+g.token)
-		}
-	}
+	g.api.auth = g.authorize
 	return g, nil
+}
+
+// authorize authenticates a request with g's token, once it has one.
+func (g *Gitea) authorize(r *http.Request) {
+	if g.token != "" {
+		r.Header.Set("Authorization", "token "+g.token)
+	}
 }
 
 // Volumes are the workload's: the repositories, then the database.

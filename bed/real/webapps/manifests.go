@@ -39,6 +39,41 @@ func (o Objects) All() []ctrlclient.Object {
 	return all
 }
 
+// Placed returns a deep copy of the objects in another namespace, the
+// NodePort Services on nodePort: the same application -- its Secrets'
+// passwords, which the copied database holds, included -- started beside
+// the original, as a drill starts it on its bubbles' claims (they carry the
+// original claims' names).
+func (o Objects) Placed(namespace string, nodePort int32) Objects {
+	var out Objects
+	for _, s := range o.Secrets {
+		s = s.DeepCopy()
+		s.Namespace = namespace
+		out.Secrets = append(out.Secrets, s)
+	}
+	for _, c := range o.Claims {
+		c = c.DeepCopy()
+		c.Namespace = namespace
+		out.Claims = append(out.Claims, c)
+	}
+	for _, d := range o.Deployments {
+		d = d.DeepCopy()
+		d.Namespace = namespace
+		out.Deployments = append(out.Deployments, d)
+	}
+	for _, s := range o.Services {
+		s = s.DeepCopy()
+		s.Namespace = namespace
+		for i := range s.Spec.Ports {
+			if s.Spec.Ports[i].NodePort != 0 {
+				s.Spec.Ports[i].NodePort = nodePort
+			}
+		}
+		out.Services = append(out.Services, s)
+	}
+	return out
+}
+
 // Claim names one volume of an application: the PersistentVolumeClaim the
 // pod mounts, and -- on the site a fail-over or relocate moves it to -- the
 // PersistentVolume holding the replica the claim must bind to (empty: the

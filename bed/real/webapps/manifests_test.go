@@ -148,3 +148,50 @@ func TestObjectsAcceptedByAPIServer(t *testing.T) {
 		t.Errorf("MariaDB's deployment after the round trip: %+v", d.Spec)
 	}
 }
+
+// A drill's copy runs the same application in its own namespace on its own
+// NodePort, with the original's passwords (its database is a clone of the
+// original's); the original's objects stay as they were.
+func TestPlacedMovesEveryObject(t *testing.T) {
+	spec := testWordPressSpec()
+	spec.Placement.ExistingClaims = true
+	original, err := WordPressObjects(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	placed := original.Placed("drill-wordpress", 30123)
+	if len(placed.All()) != len(original.All()) {
+		t.Fatalf("%d objects placed, want %d", len(placed.All()), len(original.All()))
+	}
+	for _, o := range placed.All() {
+		if o.GetNamespace() != "drill-wordpress" {
+			t.Errorf("%T %s is in %q, want drill-wordpress", o, o.GetName(), o.GetNamespace())
+		}
+	}
+	for _, o := range original.All() {
+		if o.GetNamespace() != "apps" {
+			t.Errorf("the original %T %s moved to %q", o, o.GetName(), o.GetNamespace())
+		}
+	}
+	nodePorts := 0
+	for i, s := range placed.Services {
+		was := original.Services[i].Spec.Ports[0].NodePort
+		switch got := s.Spec.Ports[0].NodePort; {
+		case was == 0 && got != 0:
+			t.Errorf("Service %s got NodePort %d, had none", s.Name, got)
+		case was != 0 && got != 30123:
+			t.Errorf("Service %s is on NodePort %d, want 30123", s.Name, got)
+		case was != 0:
+			nodePorts++
+		}
+	}
+	if nodePorts != 1 || original.Services[1].Spec.Ports[0].NodePort != 30080 {
+		t.Errorf("%d NodePort Services placed; the original's is on %d", nodePorts, original.Services[1].Spec.Ports[0].NodePort)
+	}
+	if placed.Secrets[0].StringData["application-password"] != spec.AppPassword {
+		t.Error("the copy does not carry the original's application password")
+	}
+	if cs := placed.Deployments[0].Spec.Template.Spec.Volumes; cs[0].PersistentVolumeClaim.ClaimName != "wordpress-db" {
+		t.Errorf("the copy's database mounts %+v, want the claim wordpress-db (the bubble's)", cs[0])
+	}
+}

@@ -2,6 +2,7 @@ package webapps
 
 import (
 	"fmt"
+	"maps"
 	"time"
 )
 
@@ -152,6 +153,9 @@ func (j *Journal) Writes() []Write {
 	}
 	return out
 }
+
+// clone is a copy of the journal that shares nothing with it.
+func (j *Journal) clone() *Journal { return &Journal{writes: j.Writes(), keys: maps.Clone(j.keys)} }
 
 // Len is the number of operations issued.
 func (j *Journal) Len() int { return len(j.writes) }
