@@ -57,14 +57,16 @@ mutants: ## judge mutants of the DR logic by unit tests and by the sweep; report
 
 # The local bed needs root (network namespaces, loop devices, btrfs) and the
 # control plane; each scenario runs on a bed of its own (about 15 s to start).
-# It ends with one line naming the scenarios it does not run yet, and fails
-# while there are any; see docs/localbed.md.
+# It ends with one line naming the scenarios the bed does not run yet, as
+# make realbed does; its exit status is the scenarios' verdict alone (a
+# target red whatever the run did would tell a user nothing). What each bed
+# lacks is pinned by cmd/batonctl's tests; see docs/localbed.md.
 LOCALBED_SCENARIOS ?= wordpress/relocate wordpress/failover
 localbed: ## run the scenarios on real kube-apiservers, binaries and network namespaces (root)
 	@assets=$$(bash ci/controlplane/build.sh) && \
 	  $(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/ ./cmd/baton-controller ./cmd/baton-node ./cmd/baton-csi ./cmd/batonctl && \
 	  KUBEBUILDER_ASSETS=$$assets $(BIN)/batonctl scenario run $(LOCALBED_SCENARIOS) --bed local --bin $(BIN) --out out/localbed && \
-	  { lacking=$$($(BIN)/batonctl scenario lacking 2>&1) || { echo "make localbed: $${lacking#batonctl: }" >&2; exit 1; }; }
+	  { lacking=$$($(BIN)/batonctl scenario lacking 2>&1) || echo "lacking: $${lacking#batonctl: }"; }
 
 # The strict csi-sanity (csi/csisanity) against site-a's real driver, operator
 # and node agent on the local bed (root): 4-6 minutes a run.

@@ -20,6 +20,8 @@ import (
 	sitecontroller "github.com/baton-dr/baton/controllers/site"
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/storage/chain"
+	"github.com/baton-dr/baton/storage/core"
+	"github.com/baton-dr/baton/storage/replication"
 	"github.com/baton-dr/baton/workload"
 )
 
@@ -302,8 +304,8 @@ func (b *Bed) productionWent(a *apps.App, w *webApp, since time.Time) {
 		return len(waiting) == 0
 	}), b.options.ActionLimit)
 	if !shipped {
-		b.violate(InvariantDrillStoppedReplicating, fmt.Sprintf("%s on %s: %s shipped nothing since the drill began (%s)",
-			a.Spec.Name, a.Site, strings.Join(waiting, ", "), b.platform().At(since)))
+		b.violate(InvariantDrillStoppedReplicating, fmt.Sprintf("%s on %s: %s shipped nothing since the drill began (%s); %s",
+			a.Spec.Name, a.Site, strings.Join(waiting, ", "), b.platform().At(since), b.pairingsOf(a, waiting)))
 		return
 	}
 	b.event(a.Site, reports.EventAction, "%s went on through the drill: %d acknowledged operations, every volume shipped",
@@ -318,6 +320,64 @@ func (b *Bed) notShippedSince(a *apps.App, since time.Time) []string {
 		return []string{err.Error()}
 	}
 	return unshipped(a, records, b.Syncs(), since)
+}
+
+// pairingsOf says where the pairings of the named volumes of a stand: the
+// violation a stalled shipment raises names its phase and last failure, not
+// only that nothing arrived.
+func (b *Bed) pairingsOf(a *apps.App, names []string) string {
+	s, err := b.site(a.Site)
+	if err != nil {
+		return err.Error()
+	}
+	records, err := b.recorded().Records()
+	if err != nil {
+		return err.Error()
+	}
+	pairings, err := s.store.Pairings()
+	if err != nil {
+		return "the pairings cannot be read: " + err.Error()
+	}
+	return describePairings(a, names, records, pairings, b.Now())
+}
+
+// describePairings tells, for each named volume of a, the state of the
+// pairings whose source is a member of its chain.
+func describePairings(a *apps.App, names []string, records bed.Records, pairings []core.Pairing, now time.Time) string {
+	var out []string
+	for _, v := range a.Volumes {
+		if !slices.Contains(names, v.Name) {
+			continue
+		}
+		root, err := chain.ParseRef(v.Handle)
+		if err != nil {
+			continue // unshipped named it with its error already
+		}
+		var states []string
+		for _, m := range records[root] {
+			for _, p := range pairings {
+				if p.Source != m.Ref {
+					continue
+				}
+				state := fmt.Sprintf("%s→%s %s, %d snapshots, last shipped %s", p.Source.Volume, p.Target, p.Phase, len(p.Snapshots), p.Last.Snapshot)
+				if p.Phase == replication.Shipping && len(p.Snapshots) > 0 {
+					state += ", shipping " + p.Snapshots[len(p.Snapshots)-1].Name
+				}
+				if !p.Due.IsZero() {
+					state += fmt.Sprintf(", next due in %s", p.Due.Sub(now).Round(time.Second))
+				}
+				if p.Failures > 0 {
+					state += fmt.Sprintf(", %d failures, the last: %s", p.Failures, p.LastError)
+				}
+				states = append(states, state)
+			}
+		}
+		if len(states) == 0 {
+			states = []string{"no pairing"}
+		}
+		out = append(out, v.Name+": "+strings.Join(states, "; "))
+	}
+	return strings.Join(out, "; ")
 }
 
 // unshipped are the volumes of a no sync from a.Site of a member of their

@@ -11,6 +11,8 @@ import (
 	"github.com/baton-dr/baton/bed/real/webapps"
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/storage/chain"
+	"github.com/baton-dr/baton/storage/core"
+	"github.com/baton-dr/baton/storage/replication"
 	"github.com/baton-dr/baton/workload"
 )
 
@@ -88,5 +90,34 @@ func TestUnshippedWaitsForEveryVolume(t *testing.T) {
 	syncs = append(syncs, reports.Sync{Volume: string(uploads.Volume), From: "site-a", To: "site-b", At: since.Add(2 * time.Second)})
 	if got := unshipped(a, records, syncs, since); len(got) != 0 {
 		t.Errorf("not shipped: %v, want every volume shipped", got)
+	}
+}
+
+// A stalled shipment's violation tells where the pairing stands: its phase,
+// the snapshot in flight, and the last failure.
+func TestDescribePairingsNamesTheStall(t *testing.T) {
+	db, err := chain.ParseRef("0000000a-0000-4000-8000-000000000001:00000000-0000-4000-8000-00000000000a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	uploads, err := chain.ParseRef("0000000a-0000-4000-8000-000000000001:00000000-0000-4000-8000-00000000000b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &apps.App{Site: "site-a", Volumes: []apps.Volume{{Name: "db", Handle: db.String()}, {Name: "uploads", Handle: uploads.String()}}}
+	records := bed.Records{db: {{Ref: db, Root: db}}, uploads: {{Ref: uploads, Root: uploads}}}
+	now := time.Date(2026, 12, 7, 0, 0, 0, 0, time.UTC)
+	stalled := core.Pairing{Pairing: replication.Pairing{
+		Source: db, Target: "site-b-id", Phase: replication.Shipping, Due: now.Add(time.Minute),
+		Snapshots: []replication.Snapshot{{Name: "baton-000001"}, {Name: "baton-000002"}},
+		Last:      replication.Sync{Snapshot: "baton-000001"}, Failures: 3, LastError: "receive: no space left on device",
+	}}
+	got := describePairings(a, []string{"db"}, records, []core.Pairing{stalled}, now)
+	want := "db: 00000000-0000-4000-8000-00000000000a→site-b-id Shipping, 2 snapshots, last shipped baton-000001, shipping baton-000002, next due in 1m0s, 3 failures, the last: receive: no space left on device"
+	if got != want {
+		t.Errorf("described\n%s\nwant\n%s", got, want)
+	}
+	if got := describePairings(a, []string{"uploads"}, records, []core.Pairing{stalled}, now); got != "uploads: no pairing" {
+		t.Errorf("described %q, want uploads: no pairing", got)
 	}
 }
