@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/reports/reportstest"
 )
@@ -20,8 +22,8 @@ func TestASweepsSampledResultsShowTheirEventsInChromium(t *testing.T) {
 		}
 	}
 	deadline := time.Now().Add(2 * time.Minute)
-	page, _ := reportstest.OpenInChromium(t, run, deadline)
-	var sections []struct {
+	tab, _ := reportstest.OpenInChromium(t, run, deadline)
+	type section struct {
 		ID     string `json:"id"`
 		Marks  int    `json:"marks"`
 		Events string `json:"events"`
@@ -29,7 +31,8 @@ func TestASweepsSampledResultsShowTheirEventsInChromium(t *testing.T) {
 	script := `Array.from(document.querySelectorAll("section.result")).map(s => ({id: s.id,
 		marks: s.querySelectorAll("svg.timeline circle, svg.timeline path[class^=mark-]").length,
 		events: s.querySelector("details.event-log summary").textContent}))`
-	if err := page.Eval(script, &sections, deadline); err != nil {
+	sections, err := chromedp.Run(tab, chromedp.Evaluate[[]section](script))
+	if err != nil {
 		t.Fatal(err)
 	}
 	if len(sections) == 0 {

@@ -1,32 +1,241 @@
 package reportstest
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
 	"github.com/baton-dr/baton/reports"
-	"github.com/baton-dr/baton/reports/browsertest"
 )
 
+// ErrNoChromium is returned by findChromium when no Chromium binary is
+// installed.
+var ErrNoChromium = errors.New("reportstest: no chromium binary (apt-get install -y chromium)")
+
+// chromiumCandidates are the binaries findChromium tries, Debian's first.
+var chromiumCandidates = []string{"/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome", "headless_shell"}
+
+// findChromium returns the path of an installed Chromium.
+func findChromium() (string, error) {
+	for _, name := range chromiumCandidates {
+		if path, err := exec.LookPath(name); err == nil {
+			return path, nil
+		}
+	}
+	return "", ErrNoChromium
+}
+
+// Page is what a page did while it loaded in headless Chromium, and after.
+type Page struct {
+	// URL is the address the tab was opened at.
+	URL string
+
+	mu       sync.Mutex
+	problems []string
+	requests []string
+}
+
+// Problems lists the uncaught exceptions, console errors (console.error and
+// console.assert calls, the browser's own error log entries) and dialogs of
+// the page; a page that behaves has none.
+func (p *Page) Problems() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.problems...)
+}
+
+// Requests are the URLs the page asked for, the page itself included.
+func (p *Page) Requests() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.requests...)
+}
+
 // OpenInChromium writes run's report into a temporary directory and opens
-// its report.html in headless Chromium at 1280x900, by deadline. It fails
-// the test when the page does not load, and marks it failed when the page
-// misbehaved (a script or console error). It returns the page and its URL.
-func OpenInChromium(t testing.TB, run reports.Run, deadline time.Time) (*browsertest.Page, string) {
+// its report.html in headless Chromium at 1280x900. It fails the test when
+// the page does not load by deadline, and marks it failed when the page
+// misbehaved (a script or console error, a dialog). It returns the tab's
+// chromedp context, whose actions end at deadline, and the page.
+func OpenInChromium(t testing.TB, run reports.Run, deadline time.Time) (context.Context, *Page) {
 	t.Helper()
 	dir := t.TempDir()
 	if err := reports.WriteRunDir(dir, run); err != nil {
 		t.Fatal(err)
 	}
-	browser := browsertest.New(t)
-	url := "file://" + filepath.Join(dir, reports.HTMLName)
-	page, err := browser.Open(url, browsertest.Viewport{WidthPx: 1280, HeightPx: 900}, deadline)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, browser.Output())
-	}
+	tab, page := openInChromium(t, "file://"+filepath.Join(dir, reports.HTMLName), deadline)
 	if problems := page.Problems(); len(problems) > 0 {
 		t.Errorf("the page misbehaved: %q", problems)
 	}
-	return page, url
+	return tab, page
+}
+
+// openInChromium opens url in a new headless Chromium at 1280x900 and waits
+// for its load event, recording what the page does from the start.
+func openInChromium(t testing.TB, url string, deadline time.Time) (context.Context, *Page) {
+	t.Helper()
+	tab := startChromium(t, deadline)
+	opened := &Page{URL: url}
+	if err := chromedp.Listen(tab, func(event any) { opened.record(tab, event) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(tab, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url)); err != nil {
+		t.Fatalf("failed to load %s: %v", url, err)
+	}
+	return tab, opened
+}
+
+// record keeps what an event says about the page. It runs on the tab's
+// reading goroutine, before any command answered after the event returns.
+func (p *Page) record(tab context.Context, event any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch event := event.(type) {
+	case *runtime.EventExceptionThrown:
+		details := event.ExceptionDetails
+		text := details.Text
+		if details.Exception != nil {
+			text += " " + details.Exception.Description
+		}
+		p.problems = append(p.problems, fmt.Sprintf("%s (%s:%d)", text, details.URL, details.LineNumber+1))
+	case *runtime.EventConsoleAPICalled:
+		if event.Type == runtime.ConsoleAPICalledTypeError || event.Type == runtime.ConsoleAPICalledTypeAssert {
+			p.problems = append(p.problems, "console."+string(event.Type)+": "+consoleText(event.Args))
+		}
+	case *log.EventEntryAdded:
+		if event.Entry.Level == log.EntryLevelError {
+			p.problems = append(p.problems, strings.TrimSpace(event.Entry.Text+" "+event.Entry.URL))
+		}
+	case *network.EventRequestWillBeSent:
+		p.requests = append(p.requests, event.Request.URL)
+	case *page.EventJavascriptDialogOpening:
+		p.problems = append(p.problems, "dialog: "+event.Message)
+		// A dialog stops the page's scripts until it is answered, and a
+		// listener must not send a command itself.
+		go chromedp.Call(tab, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})
+	}
+}
+
+// consoleText joins a console call's arguments: a primitive's value, another
+// object's description.
+func consoleText(args []*runtime.RemoteObject) string {
+	parts := make([]string, 0, len(args))
+	for _, arg := range args {
+		var value any
+		if arg.Description == "" && json.Unmarshal(arg.Value, &value) == nil {
+			parts = append(parts, fmt.Sprint(value))
+		} else {
+			parts = append(parts, arg.Description)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// startChromium starts a headless Chromium for t and returns the context of
+// its first tab, whose actions end at deadline. The browser stops when t
+// ends, and t fails if any of its processes outlives it. Without Chromium
+// installed the test fails (CI installs it; see ci/packages.sh) -- except
+// under -short, where it is skipped, as kind skips its integration tests.
+func startChromium(t testing.TB, deadline time.Time) context.Context {
+	t.Helper()
+	path, err := findChromium()
+	if errors.Is(err, ErrNoChromium) && testing.Short() {
+		t.Skip("no chromium installed; skipped under -short")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancelDeadline := context.WithDeadline(context.Background(), deadline)
+	// chromedp's defaults run Chromium headless, without its background
+	// networking; the rest keep it off the network and quiet on a machine
+	// without internet (it would dial Google's hosts and log the refusals)
+	// and lay pages out without scrollbars.
+	options := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-gpu", true), chromedp.Flag("mute-audio", true),
+		chromedp.Flag("hide-scrollbars", true))
+	allocator, cancelAllocator := chromedp.NewExecAllocator(ctx, options...)
+	tab, cancelTab := chromedp.NewContext(allocator)
+	var profile string
+	t.Cleanup(func() {
+		// The allocator's cancel kills the browser and the processes that
+		// carry its temporary profile directory, then waits for that.
+		cancelTab()
+		cancelAllocator()
+		cancelDeadline()
+		if left, err := processesWithProfile(profile); err != nil || len(left) > 0 {
+			t.Errorf("chromium processes left behind: %v (%v)", left, err)
+		}
+	})
+	if err := chromedp.Do(tab); err != nil {
+		t.Fatalf("failed to start %s: %v", path, err)
+	}
+	if profile, err = profileOf(chromedp.FromContext(tab).Browser.Process().Pid); err != nil {
+		t.Fatal(err)
+	}
+	return tab
+}
+
+// profileFlag is how chromedp hands the profile directory to Chromium, which
+// passes it on to every process it starts.
+const profileFlag = "--user-data-dir="
+
+// profileOf returns the profile directory of the Chromium process pid.
+func profileOf(pid int) (string, error) {
+	cmdline, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+	if err != nil {
+		return "", fmt.Errorf("failed to read chromium's command line: %w", err)
+	}
+	for arg := range bytes.SplitSeq(cmdline, []byte{0}) {
+		if dir, ok := strings.CutPrefix(string(arg), profileFlag); ok {
+			return dir, nil
+		}
+	}
+	return "", fmt.Errorf("chromium %d runs without %s", pid, profileFlag)
+}
+
+// processesWithProfile lists the live processes started with the profile
+// directory dir (none when dir is empty: no browser started). A zombie has
+// an empty command line: it is dead, and init reaps it in its own time.
+func processesWithProfile(dir string) ([]int, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, fmt.Errorf("failed to list /proc: %w", err)
+	}
+	var found []int
+	for _, entry := range entries {
+		pid, err := strconv.Atoi(entry.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", entry.Name(), "cmdline"))
+		if err != nil {
+			continue // gone since the listing
+		}
+		for arg := range bytes.SplitSeq(cmdline, []byte{0}) {
+			if string(arg) == profileFlag+dir {
+				found = append(found, pid)
+				break
+			}
+		}
+	}
+	return found, nil
 }

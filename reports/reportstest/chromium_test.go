@@ -1,0 +1,67 @@
+package reportstest
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// A page that misbehaves in every way OpenInChromium must notice.
+const misbehaving = `<!doctype html><html><head><title>t</title></head><body>
+<p id="p">hello</p>
+<img src="http://127.0.0.1:9/missing.png">
+<script>console.error("boom", 42);</script>
+<script>alert("hi");</script>
+<script>document.getElementById("p").dataset.ran = "yes"; undefinedFunction();</script>
+</body></html>`
+
+func TestChromiumSeesWhatThePageDid(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "page.html")
+	if err := os.WriteFile(path, []byte(misbehaving), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tab, opened := openInChromium(t, "file://"+path, time.Now().Add(2*time.Minute))
+	problems := opened.Problems()
+	for _, want := range []string{"undefinedFunction", "console.error: boom 42", "dialog: hi"} {
+		if !slices.ContainsFunc(problems, func(p string) bool { return strings.Contains(p, want) }) {
+			t.Errorf("problems = %q, want one saying %q", problems, want)
+		}
+	}
+	if requests := opened.Requests(); !slices.Contains(requests, "http://127.0.0.1:9/missing.png") {
+		t.Errorf("requests = %q, want the image's", requests)
+	}
+	ran, err := chromedp.Run(tab, chromedp.Evaluate[string](`document.getElementById("p").dataset.ran`))
+	if err != nil || ran != "yes" {
+		t.Errorf("eval = %q, %v; want yes (scripts after the dialog ran)", ran, err)
+	}
+	if _, err := chromedp.Run(tab, chromedp.Evaluate[string](`nothing.here`)); err == nil {
+		t.Error("evaluating a throwing expression returned no error")
+	}
+}
+
+// The leftover check of startChromium's cleanup must see a running browser's
+// processes, or its silence after the cleanup would prove nothing.
+func TestChromiumLeavesNoProcess(t *testing.T) {
+	var profile string
+	t.Run("browser", func(t *testing.T) {
+		tab := startChromium(t, time.Now().Add(2*time.Minute))
+		var err error
+		if profile, err = profileOf(chromedp.FromContext(tab).Browser.Process().Pid); err != nil {
+			t.Fatal(err)
+		}
+		if running, err := processesWithProfile(profile); err != nil || len(running) == 0 {
+			t.Errorf("no process of a running browser has its profile (%v): the check would prove nothing", err)
+		}
+	})
+	if profile == "" {
+		t.Skip("no browser started")
+	}
+	if left, err := processesWithProfile(profile); err != nil || len(left) > 0 {
+		t.Errorf("left behind: %v (%v)", left, err)
+	}
+}
