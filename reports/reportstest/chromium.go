@@ -1,17 +1,15 @@
 package reportstest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -147,10 +145,14 @@ func consoleText(args []*runtime.RemoteObject) string {
 }
 
 // startChromium starts a headless Chromium for t and returns the context of
-// its first tab, whose actions end at deadline. The browser stops when t
-// ends, and t fails if any of its processes outlives it. Without Chromium
-// installed the test fails (CI installs it; see ci/packages.sh) -- except
-// under -short, where it is skipped, as kind skips its integration tests.
+// its first tab, whose actions end at deadline. The browser runs
+// in a process group of its own: when t ends the group is killed, and t
+// fails naming any process of it still alive. (chromedp kills the helpers
+// -- zygotes, renderers, gpu, utilities -- by their --user-data-dir
+// argument, and misses them: each rewrites its command line into one
+// string.) Without Chromium installed the test fails (CI installs it; see
+// ci/packages.sh) -- except under -short, where it is skipped, as kind
+// skips its integration tests.
 func startChromium(t testing.TB, deadline time.Time) context.Context {
 	t.Helper()
 	path, err := findChromium()
@@ -161,6 +163,13 @@ func startChromium(t testing.TB, deadline time.Time) context.Context {
 		t.Fatal(err)
 	}
 	ctx, cancelDeadline := context.WithDeadline(context.Background(), deadline)
+	var browser *exec.Cmd
+	ownGroup := func(cmd *exec.Cmd) {
+		// Pdeathsig is what chromedp sets without this func: the kernel
+		// kills the browser if the test binary dies first.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		browser = cmd
+	}
 	// chromedp's defaults run Chromium headless, without its background
 	// networking; the rest keep it off the network and quiet on a machine
 	// without internet (it would dial Google's hosts and log the refusals)
@@ -168,74 +177,30 @@ func startChromium(t testing.TB, deadline time.Time) context.Context {
 	options := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path),
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-quic", true),
 		chromedp.Flag("disable-gpu", true), chromedp.Flag("mute-audio", true),
-		chromedp.Flag("hide-scrollbars", true))
+		chromedp.Flag("hide-scrollbars", true), chromedp.ModifyCmdFunc(ownGroup))
 	allocator, cancelAllocator := chromedp.NewExecAllocator(ctx, options...)
 	tab, cancelTab := chromedp.NewContext(allocator)
-	var profile string
 	t.Cleanup(func() {
-		// The allocator's cancel kills the browser and the processes that
-		// carry its temporary profile directory, then waits for that.
+		// The allocator's cancel kills the browser and waits for it; the
+		// helpers it forked may outlive it, so the group goes too. The
+		// allocation ran on this goroutine and is over: browser.Process
+		// is settled (nil when the start failed before the process ran).
 		cancelTab()
 		cancelAllocator()
 		cancelDeadline()
-		if left, err := processesWithProfile(profile); err != nil || len(left) > 0 {
-			t.Errorf("chromium processes left behind: %v (%v)", left, err)
+		if browser == nil || browser.Process == nil {
+			return
+		}
+		group, killed := browser.Process.Pid, time.Now()
+		if err := killGroup(group); err != nil {
+			t.Error(err)
+		}
+		if err := awaitGroupGone(group, killed.Add(stopBound)); err != nil {
+			t.Errorf("chromium left processes behind %v after killing its group: %v", time.Since(killed).Round(time.Millisecond), err)
 		}
 	})
 	if err := chromedp.Do(tab); err != nil {
 		t.Fatalf("failed to start %s: %v", path, err)
 	}
-	if profile, err = profileOf(chromedp.FromContext(tab).Browser.Process().Pid); err != nil {
-		t.Fatal(err)
-	}
 	return tab
-}
-
-// profileFlag is how chromedp hands the profile directory to Chromium, which
-// passes it on to every process it starts.
-const profileFlag = "--user-data-dir="
-
-// profileOf returns the profile directory of the Chromium process pid.
-func profileOf(pid int) (string, error) {
-	cmdline, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
-	if err != nil {
-		return "", fmt.Errorf("failed to read chromium's command line: %w", err)
-	}
-	for arg := range bytes.SplitSeq(cmdline, []byte{0}) {
-		if dir, ok := strings.CutPrefix(string(arg), profileFlag); ok {
-			return dir, nil
-		}
-	}
-	return "", fmt.Errorf("chromium %d runs without %s", pid, profileFlag)
-}
-
-// processesWithProfile lists the live processes started with the profile
-// directory dir (none when dir is empty: no browser started). A zombie has
-// an empty command line: it is dead, and init reaps it in its own time.
-func processesWithProfile(dir string) ([]int, error) {
-	if dir == "" {
-		return nil, nil
-	}
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil, fmt.Errorf("failed to list /proc: %w", err)
-	}
-	var found []int
-	for _, entry := range entries {
-		pid, err := strconv.Atoi(entry.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", entry.Name(), "cmdline"))
-		if err != nil {
-			continue // gone since the listing
-		}
-		for arg := range bytes.SplitSeq(cmdline, []byte{0}) {
-			if string(arg) == profileFlag+dir {
-				found = append(found, pid)
-				break
-			}
-		}
-	}
-	return found, nil
 }
