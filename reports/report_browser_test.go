@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
@@ -75,8 +74,7 @@ const factsScript = `(() => {
 // beyond itself, and show the summary, the failures with their replay
 // commands, the failed result's timeline, charts, chains and violations.
 func TestReportInChromium(t *testing.T) {
-	deadline := time.Now().Add(2 * time.Minute)
-	tab, opened := reportstest.OpenInChromium(t, reportstest.SampleRun(), deadline)
+	tab, opened := reportstest.OpenInChromium(t, reportstest.SampleRun())
 	if requests := opened.Requests(); !slices.Equal(requests, []string{opened.URL}) {
 		t.Errorf("the page requested %q; it must load nothing but itself", requests)
 	}
@@ -164,8 +162,7 @@ func TestLargeReportInChromium(t *testing.T) {
 		t.Skip("renders and opens 1,000 results")
 	}
 	run := reportstest.LargeRun(1000)
-	deadline := time.Now().Add(2 * time.Minute)
-	tab, _ := reportstest.OpenInChromium(t, run, deadline)
+	tab, _ := reportstest.OpenInChromium(t, run)
 	type pageCounts struct {
 		Sections int `json:"sections"`
 		Failures int `json:"failures"`

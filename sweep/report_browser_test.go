@@ -2,7 +2,6 @@ package sweep_test
 
 import (
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -21,8 +20,7 @@ func TestASweepsSampledResultsShowTheirEventsInChromium(t *testing.T) {
 			t.Fatalf("seed %d %s: %s", r.Seed, r.Verdict, r.Error)
 		}
 	}
-	deadline := time.Now().Add(2 * time.Minute)
-	tab, _ := reportstest.OpenInChromium(t, run, deadline)
+	tab, _ := reportstest.OpenInChromium(t, run)
 	type section struct {
 		ID     string `json:"id"`
 		Marks  int    `json:"marks"`

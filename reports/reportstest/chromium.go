@@ -67,16 +67,17 @@ func (p *Page) Requests() []string {
 
 // OpenInChromium writes run's report into a temporary directory and opens
 // its report.html in headless Chromium at 1280x900. It fails the test when
-// the page does not load by deadline, and marks it failed when the page
-// misbehaved (a script or console error, a dialog). It returns the tab's
-// chromedp context, whose actions end at deadline, and the page.
-func OpenInChromium(t testing.TB, run reports.Run, deadline time.Time) (context.Context, *Page) {
+// the page does not load (by the test's own deadline: see browserDeadline),
+// and marks it failed when the page misbehaved (a script or console error,
+// a dialog). It returns the tab's chromedp context, whose actions have the
+// same deadline, and the page.
+func OpenInChromium(t *testing.T, run reports.Run) (context.Context, *Page) {
 	t.Helper()
 	dir := t.TempDir()
 	if err := reports.WriteRunDir(dir, run); err != nil {
 		t.Fatal(err)
 	}
-	tab, page := openInChromium(t, "file://"+filepath.Join(dir, reports.HTMLName), deadline)
+	tab, page := openInChromium(t, "file://"+filepath.Join(dir, reports.HTMLName))
 	if problems := page.Problems(); len(problems) > 0 {
 		t.Errorf("the page misbehaved: %q", problems)
 	}
@@ -85,15 +86,16 @@ func OpenInChromium(t testing.TB, run reports.Run, deadline time.Time) (context.
 
 // openInChromium opens url in a new headless Chromium at 1280x900 and waits
 // for its load event, recording what the page does from the start.
-func openInChromium(t testing.TB, url string, deadline time.Time) (context.Context, *Page) {
+func openInChromium(t *testing.T, url string) (context.Context, *Page) {
 	t.Helper()
-	tab := startChromium(t, deadline)
+	tab := startChromium(t)
 	opened := &Page{URL: url}
 	if err := chromedp.Listen(tab, func(event any) { opened.record(tab, event) }); err != nil {
 		t.Fatal(err)
 	}
+	loading := time.Now()
 	if err := chromedp.Do(tab, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url)); err != nil {
-		t.Fatalf("failed to load %s: %v", url, err)
+		t.Fatalf("failed to load %s in %v: %v", url, time.Since(loading).Round(time.Millisecond), err)
 	}
 	return tab, opened
 }
@@ -144,8 +146,24 @@ func consoleText(args []*runtime.RemoteObject) string {
 	return strings.Join(parts, " ")
 }
 
+// noDeadlineBound bounds a browser's work in a test run without a deadline
+// (go test -timeout 0).
+const noDeadlineBound = 10 * time.Minute
+
+// browserDeadline is when the browser of t must have started, loaded its page
+// and answered: the test's own deadline, less stopBound to stop the browser
+// and say what went wrong. A fixed bound of seconds failed these tests on
+// this machine when it was loaded (30 to 90 on 2 cores), where Chromium can
+// take minutes to start.
+func browserDeadline(t *testing.T) time.Time {
+	if deadline, ok := t.Deadline(); ok {
+		return deadline.Add(-stopBound)
+	}
+	return time.Now().Add(noDeadlineBound)
+}
+
 // startChromium starts a headless Chromium for t and returns the context of
-// its first tab, whose actions end at deadline. The browser runs
+// its first tab, whose actions end at browserDeadline(t). The browser runs
 // in a process group of its own: when t ends the group is killed, and t
 // fails naming any process of it still alive. (chromedp kills the helpers
 // -- zygotes, renderers, gpu, utilities -- by their --user-data-dir
@@ -153,7 +171,7 @@ func consoleText(args []*runtime.RemoteObject) string {
 // string.) Without Chromium installed the test fails (CI installs it; see
 // ci/packages.sh) -- except under -short, where it is skipped, as kind
 // skips its integration tests.
-func startChromium(t testing.TB, deadline time.Time) context.Context {
+func startChromium(t *testing.T) context.Context {
 	t.Helper()
 	path, err := findChromium()
 	if errors.Is(err, ErrNoChromium) && testing.Short() {
@@ -162,6 +180,7 @@ func startChromium(t testing.TB, deadline time.Time) context.Context {
 	if err != nil {
 		t.Fatal(err)
 	}
+	deadline := browserDeadline(t)
 	ctx, cancelDeadline := context.WithDeadline(context.Background(), deadline)
 	var browser *exec.Cmd
 	ownGroup := func(cmd *exec.Cmd) {
@@ -199,8 +218,11 @@ func startChromium(t testing.TB, deadline time.Time) context.Context {
 			t.Errorf("chromium left processes behind %v after killing its group: %v", time.Since(killed).Round(time.Millisecond), err)
 		}
 	})
+	started := time.Now()
 	if err := chromedp.Do(tab); err != nil {
-		t.Fatalf("failed to start %s: %v", path, err)
+		t.Fatalf("chromium (%s) did not start in %v, its bound being %s: %v",
+			path, time.Since(started).Round(time.Millisecond), deadline.Format(time.TimeOnly), err)
 	}
+	t.Logf("chromium started in %v", time.Since(started).Round(time.Millisecond))
 	return tab
 }

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -25,7 +24,7 @@ func TestChromiumSeesWhatThePageDid(t *testing.T) {
 	if err := os.WriteFile(path, []byte(misbehaving), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tab, opened := openInChromium(t, "file://"+path, time.Now().Add(2*time.Minute))
+	tab, opened := openInChromium(t, "file://"+path)
 	problems := opened.Problems()
 	for _, want := range []string{"undefinedFunction", "console.error: boom 42", "dialog: hi"} {
 		if !slices.ContainsFunc(problems, func(p string) bool { return strings.Contains(p, want) }) {
@@ -49,7 +48,7 @@ func TestChromiumSeesWhatThePageDid(t *testing.T) {
 func TestChromiumLeavesNoProcess(t *testing.T) {
 	var group int
 	t.Run("browser", func(t *testing.T) {
-		tab := startChromium(t, time.Now().Add(2*time.Minute))
+		tab := startChromium(t)
 		group = chromedp.FromContext(tab).Browser.Process().Pid
 		members, err := groupMembers(group)
 		if err != nil {
