@@ -9,7 +9,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/baton-dr/baton/reports"
@@ -131,8 +130,8 @@ func saveScreenshots(t *testing.T, tab context.Context, dir string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	size, err := chromedp.Run(tab, chromedp.Evaluate[struct{ Width, Height, FailedTop float64 }](`({
-		width: document.documentElement.scrollWidth, height: document.documentElement.scrollHeight,
+	size, err := chromedp.Run(tab, chromedp.Evaluate[struct{ Height, FailedTop float64 }](`({
+		height: document.documentElement.scrollHeight,
 		failedTop: document.getElementById("r-wordpress-failover-3").getBoundingClientRect().top + scrollY})`))
 	if err != nil {
 		t.Fatal(err)
@@ -142,13 +141,10 @@ func saveScreenshots(t *testing.T, tab context.Context, dir string) {
 		bands[fmt.Sprintf("page-%02d", i)] = float64(i * 1400)
 	}
 	for name, top := range bands {
-		clip := &page.Viewport{Y: top, Width: size.Width, Height: min(1400, size.Height-top), Scale: 1}
-		shot, err := chromedp.Call(tab, page.CaptureScreenshot, page.CaptureScreenshotParams{
-			Format: page.CaptureScreenshotFormatPng, Clip: clip, CaptureBeyondViewport: new(true)})
+		png, err := reportstest.Screenshot(tab, top, 1400)
 		if err != nil {
 			t.Fatal(err)
 		}
-		png := shot.Data
 		if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
 			t.Fatal(err)
 		}

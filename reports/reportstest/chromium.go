@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
@@ -98,6 +100,30 @@ func openInChromium(t *testing.T, url string) (context.Context, *Page) {
 		t.Fatalf("failed to load %s in %v: %v", url, time.Since(loading).Round(time.Millisecond), err)
 	}
 	return tab, opened
+}
+
+// Screenshot captures a band of the tab's page as PNG, beyond the viewport:
+// from topPx down heightPx CSS pixels, or to the page's end if nearer.
+func Screenshot(tab context.Context, topPx, heightPx float64) ([]byte, error) {
+	if topPx < 0 || heightPx <= 0 {
+		panic("reportstest: Screenshot needs a band inside the page")
+	}
+	metrics, err := chromedp.Call(tab, page.GetLayoutMetrics, cdp.Empty{})
+	if err != nil {
+		return nil, err
+	}
+	size := metrics.CSSContentSize
+	heightPx = min(heightPx, math.Ceil(size.Height)-topPx)
+	if heightPx < 1 {
+		return nil, fmt.Errorf("the page is %.0f px tall: nothing below %.0f px", size.Height, topPx)
+	}
+	clip := &page.Viewport{Y: topPx, Width: math.Ceil(size.Width), Height: heightPx, Scale: 1}
+	shot, err := chromedp.Call(tab, page.CaptureScreenshot, page.CaptureScreenshotParams{
+		Format: page.CaptureScreenshotFormatPng, Clip: clip, CaptureBeyondViewport: new(true)})
+	if err != nil {
+		return nil, err
+	}
+	return shot.Data, nil
 }
 
 // record keeps what an event says about the page. It runs on the tab's

@@ -26,9 +26,25 @@ func TestChromiumSeesWhatThePageDid(t *testing.T) {
 	}
 	tab, opened := openInChromium(t, "file://"+path)
 	problems := opened.Problems()
-	for _, want := range []string{"undefinedFunction", "console.error: boom 42", "dialog: hi"} {
-		if !slices.ContainsFunc(problems, func(p string) bool { return strings.Contains(p, want) }) {
-			t.Errorf("problems = %q, want one saying %q", problems, want)
+	count := func(prefix, part string) int {
+		n := 0
+		for _, p := range problems {
+			if strings.HasPrefix(p, prefix) && strings.Contains(p, part) {
+				n++
+			}
+		}
+		return n
+	}
+	for _, c := range []struct {
+		what, prefix, part string
+		want               int
+	}{
+		{"the ReferenceError", "Uncaught", "undefinedFunction", 1},
+		{"the console error", "console.error: boom 42", "", 1},
+		{"the dialog", "dialog: hi", "", 1},
+	} {
+		if got := count(c.prefix, c.part); got != c.want {
+			t.Errorf("problems = %q: %d of %s, want %d", problems, got, c.what, c.want)
 		}
 	}
 	if requests := opened.Requests(); !slices.Contains(requests, "http://127.0.0.1:9/missing.png") {
@@ -40,6 +56,13 @@ func TestChromiumSeesWhatThePageDid(t *testing.T) {
 	}
 	if _, err := chromedp.Run(tab, chromedp.Evaluate[string](`nothing.here`)); err == nil {
 		t.Error("evaluating a throwing expression returned no error")
+	}
+	png, err := Screenshot(tab, 0, 10_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(png), "\x89PNG\r\n\x1a\n") {
+		t.Errorf("screenshot is not a PNG: % x", png[:min(8, len(png))])
 	}
 }
 
