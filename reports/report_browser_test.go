@@ -1,16 +1,17 @@
 package reports_test
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
-	"time"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/baton-dr/baton/reports"
-	"github.com/baton-dr/baton/reports/browsertest"
 	"github.com/baton-dr/baton/reports/reportstest"
 )
 
@@ -72,18 +73,17 @@ const factsScript = `(() => {
 // beyond itself, and show the summary, the failures with their replay
 // commands, the failed result's timeline, charts, chains and violations.
 func TestReportInChromium(t *testing.T) {
-	deadline := time.Now().Add(2 * time.Minute)
-	page, url := reportstest.OpenInChromium(t, reportstest.SampleRun(), deadline)
-	if !slices.Equal(page.Requests, []string{url}) {
-		t.Errorf("the page requested %q; it must load nothing but itself", page.Requests)
+	tab, opened := reportstest.OpenInChromium(t, reportstest.SampleRun())
+	if requests := opened.Requests(); !slices.Equal(requests, []string{opened.URL}) {
+		t.Errorf("the page requested %q; it must load nothing but itself", requests)
 	}
-	var facts pageFacts
-	if err := page.Eval(factsScript, &facts, deadline); err != nil {
+	facts, err := chromedp.Run(tab, chromedp.Evaluate[pageFacts](factsScript))
+	if err != nil {
 		t.Fatal(err)
 	}
 	checkFacts(t, facts)
 	if *screenshots != "" {
-		saveScreenshots(t, page, *screenshots, deadline)
+		saveScreenshots(t, tab, *screenshots)
 	}
 }
 
@@ -126,23 +126,22 @@ func checkFacts(t *testing.T, f pageFacts) {
 
 // saveScreenshots writes the page in bands of 1,400 px, and the failed
 // result's section on its own.
-func saveScreenshots(t *testing.T, page *browsertest.Page, dir string, deadline time.Time) {
+func saveScreenshots(t *testing.T, tab context.Context, dir string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	var heightPx, failedTopPx float64
-	if err := page.Eval(`document.documentElement.scrollHeight`, &heightPx, deadline); err != nil {
+	size, err := chromedp.Run(tab, chromedp.Evaluate[struct{ Height, FailedTop float64 }](`({
+		height: document.documentElement.scrollHeight,
+		failedTop: document.getElementById("r-wordpress-failover-3").getBoundingClientRect().top + scrollY})`))
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := page.Eval(`document.getElementById("r-wordpress-failover-3").getBoundingClientRect().top + scrollY`, &failedTopPx, deadline); err != nil {
-		t.Fatal(err)
-	}
-	bands := map[string]int{"failed-seed": int(failedTopPx)}
-	for i := 0; i*1400 < int(heightPx) && i < 20; i++ {
-		bands[fmt.Sprintf("page-%02d", i)] = i * 1400
+	bands := map[string]float64{"failed-seed": size.FailedTop}
+	for i := 0; i*1400 < int(size.Height) && i < 20; i++ {
+		bands[fmt.Sprintf("page-%02d", i)] = float64(i * 1400)
 	}
 	for name, top := range bands {
-		png, err := page.Screenshot(top, 1400, deadline)
+		png, err := reportstest.Screenshot(tab, top, 1400)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,9 +158,8 @@ func TestLargeReportInChromium(t *testing.T) {
 		t.Skip("renders and opens 1,000 results")
 	}
 	run := reportstest.LargeRun(1000)
-	deadline := time.Now().Add(2 * time.Minute)
-	page, _ := reportstest.OpenInChromium(t, run, deadline)
-	var counts struct {
+	tab, _ := reportstest.OpenInChromium(t, run)
+	type pageCounts struct {
 		Sections int `json:"sections"`
 		Failures int `json:"failures"`
 		Cells    int `json:"cells"`
@@ -169,7 +167,8 @@ func TestLargeReportInChromium(t *testing.T) {
 	script := `({sections: document.querySelectorAll("section.result").length,
 		failures: document.querySelectorAll("#failures tr.failure").length,
 		cells: document.querySelectorAll(".seed").length})`
-	if err := page.Eval(script, &counts, deadline); err != nil {
+	counts, err := chromedp.Run(tab, chromedp.Evaluate[pageCounts](script))
+	if err != nil {
 		t.Fatal(err)
 	}
 	failures := 0

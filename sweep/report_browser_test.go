@@ -2,7 +2,8 @@ package sweep_test
 
 import (
 	"testing"
-	"time"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/baton-dr/baton/reports"
 	"github.com/baton-dr/baton/reports/reportstest"
@@ -19,9 +20,8 @@ func TestASweepsSampledResultsShowTheirEventsInChromium(t *testing.T) {
 			t.Fatalf("seed %d %s: %s", r.Seed, r.Verdict, r.Error)
 		}
 	}
-	deadline := time.Now().Add(2 * time.Minute)
-	page, _ := reportstest.OpenInChromium(t, run, deadline)
-	var sections []struct {
+	tab, _ := reportstest.OpenInChromium(t, run)
+	type section struct {
 		ID     string `json:"id"`
 		Marks  int    `json:"marks"`
 		Events string `json:"events"`
@@ -29,7 +29,8 @@ func TestASweepsSampledResultsShowTheirEventsInChromium(t *testing.T) {
 	script := `Array.from(document.querySelectorAll("section.result")).map(s => ({id: s.id,
 		marks: s.querySelectorAll("svg.timeline circle, svg.timeline path[class^=mark-]").length,
 		events: s.querySelector("details.event-log summary").textContent}))`
-	if err := page.Eval(script, &sections, deadline); err != nil {
+	sections, err := chromedp.Run(tab, chromedp.Evaluate[[]section](script))
+	if err != nil {
 		t.Fatal(err)
 	}
 	if len(sections) == 0 {
