@@ -218,6 +218,43 @@ type ControllerCrasher interface {
 	RestartController(site string)
 }
 
+// ControlPlaneReplacer replaces a site's operator under live volumes: it is
+// stopped (ControllerCrasher), its store loses what the nodes run, and it
+// starts again while the applications keep writing.
+type ControlPlaneReplacer interface {
+	ControllerCrasher
+	// ForgetResources empties the stopped operator's store of every
+	// volume's DRBD values (port, minor, node-ids) and initialized mark,
+	// and marks each record's adoption pending, as a store restored from a
+	// backup, or converted from a control plane that keeps none, holds
+	// them. The nodes keep running what they run.
+	ForgetResources(site string) error
+	// ProvisionAgain asks the site's CSI controller to create each of the
+	// application's volumes again, by name, as a provisioner that keeps
+	// reconciling during the switch does.
+	ProvisionAgain(app string) ([]Provisioned, error)
+	// Resources are the DRBD values each volume of the site runs with on
+	// its nodes ("port P minor M node-1:0 node-2:1"), by dataset.
+	Resources(site string) (map[string]string, error)
+	// Adoption is the site's operator's adoption: the volumes still
+	// undecided, and the datasets it refused, each with why.
+	Adoption(site string) (undecided, refused []string)
+	// Resyncs counts the DRBD resyncs the site's nodes started.
+	Resyncs(site string) int
+}
+
+// Provisioned is one CreateVolume of ProvisionAgain.
+type Provisioned struct {
+	Volume string // the volume's name in its application
+	// Held is the handle the application holds; Answered the one
+	// CreateVolume answered, "" when the call failed with Err.
+	Held, Answered string
+	Err            error
+	// Retryable: the error says try again later (Unavailable), nothing
+	// was created.
+	Retryable bool
+}
+
 // PoolFiller fills storage nodes' pools.
 type PoolFiller interface {
 	// FillPool makes a storage node's pool full until FreePool, as a runaway

@@ -72,6 +72,8 @@ var codeTable = []struct {
 	// relocation. Unavailable makes it retry without force.
 	{core.ErrFinalSyncPending, codes.Unavailable},
 	{ErrDeviceNotReady, codes.Unavailable},
+	// Retried until the operator adopted the volume; never created anew.
+	{core.ErrAdopting, codes.Unavailable},
 	{storageapi.ErrUnauthorized, codes.Unauthenticated},
 	{storageapi.ErrForbidden, codes.PermissionDenied},
 	// Corrupt chain records: no retry mends them.

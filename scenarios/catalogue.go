@@ -61,6 +61,9 @@ var stories = []struct {
 		"through the bubble's PVs and claims without disturbing replication, then the application relocates to B on it",
 		drill, usesDrills, bed.Needs{Objects: true, Claims: true}},
 	{"moves", "twelve planned and unplanned moves: a chain of thirteen members that resolves from each site", twelveMoves, nil, bed.Needs{}},
+	{"replace", "the site's operator stopped while the application writes, its store restored without the DRBD values, " +
+		"started again: every volume adopted from what the nodes run -- none created anew, the same ports, minors and " +
+		"node-ids, no resync, no acknowledged write lost", replace, usesReplacement, bed.Needs{}},
 }
 
 // hubStories are told once, about the hub and the sites' storage; the

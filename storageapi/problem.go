@@ -48,6 +48,7 @@ var kinds = []struct {
 	{"conflict", core.ErrConflict, http.StatusConflict},
 	{"not-active", core.ErrNotActive, http.StatusConflict},
 	{"not-placed", core.ErrNotPlaced, http.StatusConflict},
+	{"adopting", core.ErrAdopting, http.StatusServiceUnavailable},
 	// A server that could not reach a third site answers; it is not itself
 	// unreachable.
 	{"peer-unreachable", chain.ErrUnreachable, http.StatusConflict},

@@ -289,6 +289,14 @@ type VolumeRecord struct {
 	// +optional
 	Deleting bool `json:"deleting,omitempty"`
 
+	// AdoptionPending is set on a record that keeps none of the volume's DRBD
+	// values -- restored from a backup, or converted from a control plane
+	// that keeps none -- until the operator adopted what the nodes run.
+	// Absent, as on every record written before it existed, the record is
+	// decided: a volume without a port (one without DRBD) is not pending.
+	// +optional
+	AdoptionPending bool `json:"adoptionPending,omitempty"`
+
 	// DestroyedNodes are the nodes that reported the data of a deleting
 	// volume gone.
 	// +kubebuilder:validation:MaxItems=16

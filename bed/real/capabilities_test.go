@@ -25,6 +25,7 @@ func TestTheRealBedOffersOnlyWhatItDoes(t *testing.T) {
 	_, lacks["a degraded link"] = bed.Can[bed.LinkDegrader](b, "a degraded link")
 	_, lacks["a node crash"] = bed.Can[bed.NodeCrasher](b, "a node crash")
 	_, lacks["an operator crash"] = bed.Can[bed.ControllerCrasher](b, "an operator crash")
+	_, lacks["a control plane replaced"] = bed.Can[bed.ControlPlaneReplacer](b, "a control plane replaced")
 	_, lacks["a full pool"] = bed.Can[bed.PoolFiller](b, "a full pool")
 	_, lacks["API errors"] = bed.Can[bed.APIFailer](b, "API errors")
 	_, lacks["store faults"] = bed.Can[bed.StoreFailer](b, "store faults")

@@ -61,18 +61,23 @@ func (p platform) WriteFailed(a *apps.App, err error) { p.w.refusedWrite(a, err)
 // controller, on placeCount nodes: a block volume, or with claims one of
 // files on a filesystem (volumeRequest), bound to its claim (provision).
 func (p platform) CreateVolume(site, app string, volume workload.VolumeSpec) (string, error) {
-	capability, size := p.w.volumeRequest(volume)
-	resp, err := p.w.Site(site).CSIController.CreateVolume(context.Background(), &csispec.CreateVolumeRequest{
-		Name:               app + "-" + volume.Name,
-		CapacityRange:      &csispec.CapacityRange{RequiredBytes: int64(size)},
-		VolumeCapabilities: []*csispec.VolumeCapability{capability},
-		Parameters:         map[string]string{"placeCount": strconv.Itoa(placeCount)},
-	})
+	resp, err := p.w.Site(site).CSIController.CreateVolume(context.Background(), p.w.createRequest(app, volume))
 	if err != nil {
 		return "", err
 	}
 	handle := resp.GetVolume().GetVolumeId()
 	return handle, p.w.provision(site, app, volume, handle)
+}
+
+// createRequest is the CreateVolume the application's volume is made with.
+func (w *World) createRequest(app string, volume workload.VolumeSpec) *csispec.CreateVolumeRequest {
+	capability, size := w.volumeRequest(volume)
+	return &csispec.CreateVolumeRequest{
+		Name:               app + "-" + volume.Name,
+		CapacityRange:      &csispec.CapacityRange{RequiredBytes: int64(size)},
+		VolumeCapabilities: []*csispec.VolumeCapability{capability},
+		Parameters:         map[string]string{"placeCount": strconv.Itoa(placeCount)},
+	}
 }
 
 // StartPod schedules the application's pod on the site's first node that

@@ -44,6 +44,8 @@ type Site struct {
 	Nodes  []*Node
 	// ControllerUp is false while the site's operator is crashed.
 	ControllerUp bool
+	// adoption is what the operator's adoption did last (adopt.go).
+	adoption core.AdoptionReport
 	// outOfService are the nodes Kubernetes has tainted out-of-service.
 	outOfService map[string]bool
 	// DRBD is the site's replication fabric; nil when volumes have one replica.
@@ -60,6 +62,8 @@ type Fabric interface {
 	Observe()
 	Crash(node string)
 	Restart(node string)
+	// Stats counts what the fabric moved, and its resyncs.
+	Stats() drbd.Stats
 }
 
 // Node is one storage node.
@@ -152,6 +156,7 @@ func (s *Site) start() {
 		if !s.ControllerUp {
 			return
 		}
+		s.adoptUndecided()
 		s.syncFences()
 		if err := s.API.Tick(); err != nil {
 			w.Sim.Logf("error", "%s tick: %v", s.Name, err)

@@ -97,6 +97,7 @@ func renderVolumeStatus(s *v1.VolumeStatus, v core.Volume) error {
 		PresentNodes: slices.Clone(v.Present), StandAloneNodes: slices.Clone(v.StandAlone), CreatedAt: v1.NewTimestamp(v.CreatedAt),
 		FencedAt: v1.NewTimestamp(v.FencedAt), Tail: v.Tail, SuccessorAnnounced: v.SuccessorAnnounced,
 		Snapshots: snapshotRefs(v.Snapshots), Deleting: v.Deleting, DestroyedNodes: slices.Clone(v.Destroyed),
+		AdoptionPending: v.AdoptionPending,
 	}
 	s.UserSnapshots, err = userSnapshots(v.UserSnapshots)
 	return err
@@ -180,6 +181,7 @@ func readVolumeStatus(v *core.Volume, s *v1.VolumeStatus) error {
 	v.Present, v.Tail, v.SuccessorAnnounced = slices.Clone(s.PresentNodes), s.Tail, s.SuccessorAnnounced
 	v.StandAlone = slices.Clone(s.StandAloneNodes)
 	v.Snapshots, v.Deleting, v.Destroyed = snapshotInfos(s.Snapshots), s.Deleting, slices.Clone(s.DestroyedNodes)
+	v.AdoptionPending = s.AdoptionPending
 	if v.UserSnapshots, err = userSnapshotRecords(s.UserSnapshots); err != nil {
 		return err
 	}

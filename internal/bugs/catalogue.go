@@ -35,6 +35,7 @@ const (
 	FsTypeExt4         Name = "fstype-ext4"
 	BubbleNoVolumeMode Name = "bubble-no-volumemode"
 	Walk8              Name = "walk-8"
+	ReprovisionMissing Name = "reprovision-missing"
 )
 
 // Env is the environment variable that selects the bugs a process switches
@@ -49,7 +50,8 @@ type Bug struct {
 	Name Name
 	// Does says what the code does with the bug on.
 	Does string
-	// Rule is the resolution rule of ARCHITECTURE.md §3 it breaks.
+	// Rule is the rule of ARCHITECTURE.md it breaks: a resolution rule of §3,
+	// or §4's adoption.
 	Rule string
 	// Seed is the seed document and the commit the sentence is from;
 	// Sentence is the seed's own words.
@@ -61,7 +63,8 @@ type Bug struct {
 }
 
 const (
-	seedOperator = "000_11a9be67cfc8aa7b (operator PR #620)"
+	seedOperator  = "000_11a9be67cfc8aa7b (operator PR #620)"
+	seedBlockstor = "003_f4dd0d934171b963 (cozystack website PR #667)"
 )
 
 var catalogue = []Bug{
@@ -115,6 +118,15 @@ var catalogue = []Bug{
 		Sentence: "Both walks ... stopped after 8 hops; the ninth move of a volume -- an unplanned fail-over on 2026-10-03 -- " +
 			"left its clone one hop out of reach",
 		Scenarios: []string{"gitea/moves", "wordpress/moves"}},
+	{Name: ReprovisionMissing, Rule: "§4 Adoption (a volume the control plane cannot find is never re-provisioned)",
+		Does: "CreateVolume does not find a volume whose record lacks its DRBD values while the control plane is " +
+			"replaced, and creates it anew: a fresh volume on freshly allocated ports, minors and node-ids, not initialized",
+		Seed:  seedBlockstor + ", the commit on linstor-csi",
+		Where: "storage/core/bugs_on.go findsUndecided",
+		Sentence: "linstor-csi keeps reconciling while the control plane is being replaced, and a volume it cannot find " +
+			"is a volume it re-provisions: it creates a fresh resource definition through the LINSTOR-compatible API, " +
+			"carrying newly allocated DRBD minors and ports and a different node ID, for a volume that already exists and holds data",
+		Scenarios: []string{"gitea/replace", "wordpress/replace"}},
 }
 
 // Catalogue lists the seeded bugs, in the order the seeds tell them.

@@ -29,6 +29,8 @@ type Stats struct {
 	ResyncIdenticalBytes uint64
 	// ReplicatedBytes are the bytes protocol C wrote to peers' backing volumes.
 	ReplicatedBytes uint64
+	// Resyncs are the resyncs started, bitmap or full.
+	Resyncs int
 }
 
 type node struct {

@@ -35,6 +35,7 @@ func (c *Cluster) startResync(source, target *replica, full bool) {
 	takeGeneration(source, target)
 	source.md.crashed, target.md.crashed = false, false
 	conn.sync = &resyncState{source: source.node, target: target.node, full: full, totalBytes: blocks.bytes()}
+	c.stats.Resyncs++
 	kind := "bitmap"
 	if full {
 		kind = "full"

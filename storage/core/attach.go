@@ -38,6 +38,8 @@ func (s *Site) attach(member chain.Ref, node string) (Volume, error) {
 	switch {
 	case v.Deleting:
 		return Volume{}, fmt.Errorf("%w: %s is being deleted", ErrNotFound, member)
+	case v.Undecided():
+		return Volume{}, fmt.Errorf("%w: %s keeps no DRBD values yet", ErrAdopting, member)
 	case v.State != chain.Active:
 		return Volume{}, fmt.Errorf("%w: %s is %s", ErrNotActive, member, v.State)
 	case !slices.ContainsFunc(v.Allocation.Replicas, func(r placement.Replica) bool { return r.Node == node }):

@@ -75,6 +75,12 @@ type Volume struct {
 	Snapshots []SnapshotInfo
 	// Deleting is set by DeleteVolume: nodes destroy the data, then the record goes.
 	Deleting bool
+	// AdoptionPending marks a record that lost the volume's DRBD values
+	// (WithoutDRBDValues) until Adopt read them from the nodes. It is never
+	// inferred from the values: a volume without DRBD has no port either.
+	// Omitted from the storage API's JSON when false, so a decided record's
+	// wire form is what it was before the field (storageapi's wire.golden).
+	AdoptionPending bool `json:",omitempty"`
 	// Destroyed lists the nodes that reported the data of a deleting volume gone.
 	Destroyed []string
 	// UserSnapshots are the snapshots taken of the member through CSI.

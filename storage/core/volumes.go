@@ -35,13 +35,24 @@ func (s *Site) createVolume(request CreateRequest) (Volume, error) {
 	if err != nil {
 		return Volume{}, err
 	}
-	if i := slices.IndexFunc(volumes, func(v Volume) bool { return v.Name == request.Name && !v.Deleting }); i >= 0 {
+	found := func(v Volume) bool {
+		return v.Name == request.Name && !v.Deleting && (findsUndecided() || !v.Undecided())
+	}
+	if i := slices.IndexFunc(volumes, found); i >= 0 {
 		v := volumes[i]
+		if v.Undecided() {
+			return Volume{}, fmt.Errorf("%w: volume %q (%s) keeps no DRBD values yet", ErrAdopting, request.Name, v.Ref)
+		}
 		if v.Shape != request.Shape {
 			return Volume{}, fmt.Errorf("%w: volume %q is %d bytes %s, asked %d bytes %s",
 				ErrExists, request.Name, v.SizeBytes, v.VolumeMode, request.SizeBytes, request.VolumeMode)
 		}
 		return v, nil
+	}
+	if i := slices.IndexFunc(volumes, Volume.Undecided); i >= 0 && findsUndecided() {
+		// A fresh allocation may take a port a live resource runs on.
+		return Volume{}, fmt.Errorf("%w: %s keeps no DRBD values yet: no volume is created until it is adopted",
+			ErrAdopting, volumes[i].Ref)
 	}
 	ref := chain.Ref{Cluster: s.config.Cluster, Volume: s.config.NewVolumeID()}
 	v := Volume{
