@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -108,9 +109,14 @@ func Start(options Options) (*ControlPlane, error) {
 		serving := &env.ControlPlane.GetAPIServer().SecureServing
 		serving.Address, serving.Port = options.Address, port
 	}
+	// envtest discards the API server's output; when it exits before it
+	// serves (five tries), its last lines are what tells why.
+	said := &lastWords{}
+	apiServer := env.ControlPlane.GetAPIServer()
+	apiServer.Out, apiServer.Err = said, said
 	config, err := env.Start()
 	if err != nil {
-		return nil, fmt.Errorf("failed to start the control plane: %w", err)
+		return nil, fmt.Errorf("failed to start the control plane: %w; kube-apiserver's last output:\n%s", err, said)
 	}
 	return &ControlPlane{env: env, Config: config}, nil
 }
@@ -131,4 +137,29 @@ func (c *ControlPlane) Stop() error {
 		return errors.New("control plane was not started")
 	}
 	return c.env.Stop()
+}
+
+// lastWords keeps the last lastWordsBytes a process wrote, from both of its
+// streams (os/exec copies each on its own goroutine).
+type lastWords struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+const lastWordsBytes = 4 << 10
+
+func (w *lastWords) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	if over := len(w.buf) - lastWordsBytes; over > 0 {
+		w.buf = append(w.buf[:0], w.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+func (w *lastWords) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return string(w.buf)
 }
