@@ -67,6 +67,30 @@ func (r *cutRegistry) set(table string, cuts []bed.Path, now time.Time) {
 	r.byTable[table] = slices.Clone(cuts)
 }
 
+// change makes the table's cuts what cuts say by apply, keeping the
+// registry on the safe side of the nodes: a path newly cut counts as cut
+// before apply holds it (a bed beside stops reaching it at once), and a
+// path lifted counts as cut until apply returned -- under load removing the
+// rules took 35 s, during which a bed beside that already believed the path
+// up ran its move's limit against a cut (issue 40). A failed apply leaves
+// both counted.
+func (r *cutRegistry) change(table string, cuts []bed.Path, apply func() error, now func() time.Time) error {
+	r.mu.Lock()
+	both := append(slices.Clone(r.byTable[table]), cuts...)
+	r.mu.Unlock()
+	slices.SortFunc(both, comparePaths)
+	r.set(table, slices.Compact(both), now())
+	if err := apply(); err != nil {
+		return err
+	}
+	r.set(table, cuts, now())
+	return nil
+}
+
+func comparePaths(x, y bed.Path) int {
+	return cmp.Or(cmp.Compare(x.From, y.From), cmp.Compare(x.To, y.To))
+}
+
 // spansBeside are the spans in which the other tables held cuts that were
 // still in force at or after since, in the order they began; a span still
 // open has no End.
@@ -98,7 +122,7 @@ func (r *cutRegistry) others(table string) []bed.Path {
 			out = append(out, cuts...)
 		}
 	}
-	slices.SortFunc(out, func(x, y bed.Path) int { return cmp.Or(cmp.Compare(x.From, y.From), cmp.Compare(x.To, y.To)) })
+	slices.SortFunc(out, comparePaths)
 	return slices.Compact(out)
 }
 

@@ -35,21 +35,22 @@ func endpoint(name string) (infra.Cluster, error) {
 // process (inForce). Of each object it lifts it says first how many packets
 // it dropped.
 func (b *Bed) applyCuts(cuts []bed.Path) error {
-	inForce.set(b.chaosTable(), cuts, time.Now()) // what is meant, before it holds: a hub that waits for a heal is safe
-	pairs, err := chaosCuts(cuts)
-	if err != nil {
-		return err
-	}
-	nodesOf, err := addressedNodes(context.Background())
-	if err != nil {
-		return err
-	}
-	objects, err := cutObjects(pairs, nodesOf)
-	if err != nil {
-		return err
-	}
-	b.tellLifted(objects)
-	return applyChaos(b.chaosTable(), objects)
+	return inForce.change(b.chaosTable(), cuts, func() error {
+		pairs, err := chaosCuts(cuts)
+		if err != nil {
+			return err
+		}
+		nodesOf, err := addressedNodes(context.Background())
+		if err != nil {
+			return err
+		}
+		objects, err := cutObjects(pairs, nodesOf)
+		if err != nil {
+			return err
+		}
+		b.tellLifted(objects)
+		return applyChaos(b.chaosTable(), objects)
+	}, time.Now)
 }
 
 // cutObjects are the NetworkChaos objects of the cuts, by name: each one

@@ -1,6 +1,7 @@
 package real
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -153,5 +154,52 @@ func TestTheCutsBesideAreSpansOfTheOtherBeds(t *testing.T) {
 func TestBedsMadeInOneSecondRunApart(t *testing.T) {
 	if a, b := newRun(), newRun(); a == b {
 		t.Errorf("two runs named %q", a)
+	}
+}
+
+// TestACutCountsForTheBedBesideUntilItIsGone: a bed beside sees a path cut
+// from before the rules that cut it hold until after the rules that lift it
+// are gone -- removing them took 35 s under load, and a move beside that
+// believed the path up meanwhile ran its limit against the cut -- and the
+// span it is held by ends only then; a heal that failed leaves it cut.
+func TestACutCountsForTheBedBesideUntilItIsGone(t *testing.T) {
+	wordpress, gitea := chaosTableOf("c1"), chaosTableOf("c2")
+	inForce := newCutRegistry()
+	inForce.own(wordpress)
+	inForce.own(gitea)
+	at := func(s int) time.Time { return time.Date(2026, 12, 7, 0, 0, s, 0, time.UTC) }
+	clock := 0
+	now := func() time.Time { clock += 10; return at(clock) }
+	cut := []bed.Path{{From: infra.SiteA.Site, To: infra.SiteB.Site}, {From: infra.SiteB.Site, To: infra.SiteA.Site}}
+	seen := func() []bed.Path { return inForce.others(gitea) }
+	if err := inForce.change(wordpress, cut, func() error {
+		if !slices.Equal(seen(), cut) {
+			t.Errorf("while the cut is being made the bed beside sees %v, want %v", seen(), cut)
+		}
+		return nil
+	}, now); err != nil {
+		t.Fatal(err)
+	}
+	failed := errors.New("nft: no answer")
+	if err := inForce.change(wordpress, nil, func() error { return failed }, now); !errors.Is(err, failed) {
+		t.Fatalf("a failed heal answered %v", err)
+	}
+	if !slices.Equal(seen(), cut) {
+		t.Errorf("after a failed heal the bed beside sees %v, want the cut kept", seen())
+	}
+	if err := inForce.change(wordpress, nil, func() error {
+		if !slices.Equal(seen(), cut) {
+			t.Errorf("while the cut is being lifted the bed beside sees %v, want it still cut", seen())
+		}
+		return nil
+	}, now); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen()) != 0 {
+		t.Errorf("lifted, the bed beside still sees %v", seen())
+	}
+	spans := inForce.spansBeside(gitea, at(0))
+	if len(spans) != 1 || !spans[0].Start.Equal(at(10)) || !spans[0].End.Equal(at(50)) {
+		t.Errorf("spans beside %v, want one from 10 s (before the cut held) to 50 s (after it was gone)", spans)
 	}
 }
